@@ -1,0 +1,74 @@
+# dlsched: deadline CPU bandwidth management, kernel to shell.
+#
+#   make run            boot the guest with dld and the demo, interactively
+#   make check          host tests + guest tests (cgroup v2 and v1 boots)
+#   make demo           the demo scenario, non-interactive, checked
+#
+# See README.md for the rest, HACKING.md for how the pieces fit.
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD ?= $(TOP)/build
+KERNEL_VARIANT ?= normal
+export TOP BUILD KERNEL_VARIANT
+
+# Userspace sub-projects (each with its own Makefile, see HACKING.md).
+SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests/guest/Makefile))
+SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(notdir $(1)) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
+
+.PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch \
+	userspace rootfs image check check-host check-guest run demo clean distclean
+
+all: kernel userspace
+
+deps:
+	@tests/harness/deps.sh all
+
+kernel:
+	@kernel/scripts/build.sh kernel
+
+headers:
+	@kernel/scripts/build.sh headers
+
+kernel-config:
+	@kernel/scripts/build.sh config
+
+kernel-tree:
+	@kernel/scripts/tree.sh import
+
+kernel-export:
+	@kernel/scripts/tree.sh export
+
+kernel-checkpatch:
+	@kernel/scripts/tree.sh check
+
+userspace: headers
+	@tests/harness/deps.sh userspace
+	@set -e; for d in $(SUBDIRS); do $(call SUBMAKE,$$d) all; done
+
+rootfs:
+	@vm/mkrootfs.sh
+
+image: kernel userspace
+	@vm/mkimage.sh
+
+check: image
+	@tests/harness/dlcheck all
+
+check-host: userspace
+	@tests/harness/dlcheck host
+
+# TESTS='1*' runs a subset of the guest tests; CGROUPS='v2' one hierarchy.
+check-guest: image
+	@tests/harness/dlcheck guest
+
+run: image
+	@vm/boot.sh run
+
+demo: image
+	@tests/harness/dlcheck demo
+
+clean:
+	rm -rf $(BUILD)/dld $(BUILD)/dlconf $(BUILD)/tests $(BUILD)/rootfs $(BUILD)/guest.img $(BUILD)/logs
+
+distclean:
+	rm -rf $(BUILD)

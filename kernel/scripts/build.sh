@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Build the dlsched guest kernel: pristine linux-source-6.1 + kernel/series,
+# configured from defconfig + kvm_guest.config + kernel/config/*.config.
+#
+#   build.sh [kernel|headers|config|source]     (default: kernel)
+#
+# Environment: KERNEL_VARIANT=normal|debug, BUILD, DLSCHED_CACHE, JOBS.
+#
+# The patched source is a git work tree (build/linux). Applying a changed
+# series computes the new tree in a scratch index and checks it out over the
+# old one, so only files whose content changed get a new mtime and only what
+# they feed is recompiled. Objects go to build/kobj-<variant>; ccache keeps
+# its cache outside the clone, so a fresh clone rebuilds from cache.
+set -euo pipefail
+. "$(dirname "$0")/../../scripts/common.sh"
+
+VARIANT=${KERNEL_VARIANT:-normal}
+case $VARIANT in normal|debug) ;; *) die "KERNEL_VARIANT must be normal or debug, not '$VARIANT'";; esac
+SRC=$BUILD/linux
+OBJ=$BUILD/kobj-$VARIANT
+SERIES_DIR=$TOP/kernel
+JOBS=${JOBS:-$(nproc)}
+
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+export CCACHE_BASEDIR=$BUILD
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+export CCACHE_COMPILERCHECK=content
+# The prefix map only renames __FILE__ strings; leaving it out of the hash lets
+# clones at other paths share the cache (base_dir handles the -I paths).
+export CCACHE_IGNOREOPTIONS='-fmacro-prefix-map=*'
+KMAKE=(make -C "$SRC" O="$OBJ" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc"
+       LOCALVERSION= KBUILD_BUILD_TIMESTAMP="Mon Jan  1 00:00:00 UTC 2024" KBUILD_BUILD_USER=dlsched
+       KBUILD_BUILD_HOST=dlsched)
+
+git_src() { git -C "$SRC" -c user.name=dlsched -c user.email=dlsched@localhost "$@"; }
+
+# The tarball's identity: a new Debian upload means a new base.
+tarball_id() { stat -c '%s-%Y' "$KERNEL_TARBALL"; }
+
+ensure_base() {
+	[ -r "$KERNEL_TARBALL" ] || need_packages linux-source-6.1
+	[ -r "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL not found"
+	if [ -d "$SRC/.git" ] && [ "$(cat "$SRC/.dlsched-base" 2>/dev/null)" = "$(tarball_id)" ]; then
+		return 0
+	fi
+	note "extracting $KERNEL_TARBALL"
+	rm -rf "$SRC" "$SRC.tmp" "$BUILD"/kobj-* "$BUILD/series.index"
+	mkdir -p "$SRC.tmp"
+	tar -xJf "$KERNEL_TARBALL" -C "$SRC.tmp" --strip-components=1
+	git -C "$SRC.tmp" init -q
+	git -C "$SRC.tmp" config core.autocrlf false
+	git -C "$SRC.tmp" config gc.auto 0
+	git -C "$SRC.tmp" add -A -f
+	git -C "$SRC.tmp" -c user.name=dlsched -c user.email=dlsched@localhost \
+		commit -q -m "linux-source-6.1 $(make -s -C "$SRC.tmp" kernelversion 2>/dev/null)"
+	git -C "$SRC.tmp" tag dlsched-base
+	echo "# build outputs go to O=, never here" > "$SRC.tmp/.git/info/exclude"
+	tarball_id > "$SRC.tmp/.dlsched-base"
+	echo ".dlsched-base" >> "$SRC.tmp/.git/info/exclude"
+	mv "$SRC.tmp" "$SRC"
+}
+
+series_patches() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES_DIR/series"
+}
+
+# Apply the series to the pristine base in a scratch index and check the
+# result out over the work tree; unchanged files are left alone.
+apply_series() {
+	local idx=$BUILD/series.index p tree head_tree commit
+	rm -f "$idx"
+	GIT_INDEX_FILE=$idx git_src read-tree dlsched-base
+	while read -r p; do
+		[ -f "$SERIES_DIR/patches/$p" ] || die "series names $p, but kernel/patches/$p does not exist"
+		if ! GIT_INDEX_FILE=$idx git_src apply --cached --whitespace=nowarn "$SERIES_DIR/patches/$p"; then
+			rm -f "$idx"
+			die "patch does not apply: kernel/patches/$p"
+		fi
+	done < <(series_patches)
+	tree=$(GIT_INDEX_FILE=$idx git_src write-tree)
+	rm -f "$idx"
+	head_tree=$(git_src rev-parse 'HEAD^{tree}')
+	if [ "$tree" != "$head_tree" ]; then
+		commit=$(echo "dlsched series applied" | git_src commit-tree "$tree" -p dlsched-base)
+		note "checking out the patched tree ($(series_patches | wc -l) patches)"
+		git_src checkout -q -f --detach "$commit"
+	fi
+	# Anything edited by hand in build/linux is discarded: the series is the truth.
+	git_src diff --quiet || git_src checkout -q -f HEAD -- .
+}
+
+fragments() {
+	echo "$SRC/kernel/configs/kvm_guest.config"
+	echo "$SERIES_DIR/config/guest.config"
+	[ "$VARIANT" = debug ] && echo "$SERIES_DIR/config/debug.config"
+	return 0
+}
+
+our_fragments() { fragments | grep -v '/kvm_guest.config$'; }
+
+# Every value our fragments ask for must be in the final .config ("is not
+# set" is also satisfied by a symbol that does not exist). kvm_guest.config
+# is upstream's and asks for things that do not apply to x86 or that we trim.
+check_config() {
+	local cfg=$1 frag line sym bad=0
+	while read -r frag; do
+		while read -r line; do
+			case $line in
+			CONFIG_*=*)
+				sym=${line%%=*}
+				# Later fragments may override earlier ones.
+				line=$(grep -h -E "^(# )?$sym[= ]" $(our_fragments) | tail -n 1)
+				if [ "${line#\# }" != "$line" ]; then
+					grep -q "^$sym=" "$cfg" && { echo "config: $sym should be unset" >&2; bad=1; }
+				elif ! grep -qxF "$line" "$cfg"; then
+					echo "config: requested '$line', got '$(grep -E "^(# )?$sym[= ]" "$cfg" || echo unset)'" >&2
+					bad=1
+				fi;;
+			"# CONFIG_"*" is not set")
+				sym=${line#\# }; sym=${sym%% *}
+				grep -q -E "^$sym=" $(our_fragments) && continue
+				grep -q "^$sym=" "$cfg" && { echo "config: $sym should be unset" >&2; bad=1; };;
+			esac
+		done < "$frag"
+	done < <(our_fragments)
+	return $bad
+}
+
+configure() {
+	local gen=$BUILD/kconfig-$VARIANT stamp
+	stamp=$( { git_src rev-parse 'HEAD^{tree}'; cat $(fragments); } | sha256sum | cut -c1-16)
+	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.dlsched-config" 2>/dev/null)" = "$stamp" ]; then
+		return 0
+	fi
+	note "configuring ($VARIANT)"
+	mkdir -p "$gen" "$OBJ"
+	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" defconfig >/dev/null
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$gen" "$gen/.config" $(fragments) >/dev/null
+	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" olddefconfig >/dev/null
+	check_config "$gen/.config" || die "kernel config does not satisfy kernel/config fragments"
+	# Only a changed config is copied, so an unchanged one triggers nothing.
+	cmp -s "$gen/.config" "$OBJ/.config" || cp "$gen/.config" "$OBJ/.config"
+	echo "$stamp" > "$OBJ/.dlsched-config"
+}
+
+prepare() {
+	need_packages "${KERNEL_BUILD_PACKAGES[@]}"
+	mkdir -p "$BUILD" "$CCACHE_DIR"
+	ensure_base
+	apply_series
+}
+
+cmd=${1:-kernel}
+# One heavy job at a time per machine: parallel kernel builds and guest boots
+# on two cores only slow each other down.
+mkdir -p "$CACHE"
+exec {heavy_lock}>"$CACHE/heavy.lock"
+flock "$heavy_lock"
+case $cmd in
+source)
+	prepare;;
+config)
+	prepare; configure;;
+kernel)
+	prepare; configure
+	note "building bzImage ($VARIANT, -j$JOBS)"
+	"${KMAKE[@]}" -s bzImage
+	cp "$OBJ/arch/x86/boot/bzImage" "$BUILD/bzImage-$VARIANT.tmp"
+	mv "$BUILD/bzImage-$VARIANT.tmp" "$BUILD/bzImage-$VARIANT"
+	cp "$OBJ/include/config/kernel.release" "$BUILD/kernel.release-$VARIANT"
+	note "kernel $(cat "$BUILD/kernel.release-$VARIANT") -> build/bzImage-$VARIANT";;
+headers)
+	prepare; configure
+	"${KMAKE[@]}" -s headers_install INSTALL_HDR_PATH="$BUILD/headers"
+	note "uapi headers -> build/headers/include";;
+*)
+	die "unknown command '$cmd'";;
+esac
