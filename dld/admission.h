@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* A model of the kernel's deadline bandwidth admission control (see
+ * Documentation/scheduler/sched-deadline.rst, section 4, of the dlsched
+ * kernel), used by dld to predict and order its kernel writes, and by
+ * dlconf to predict verdicts offline. It mirrors the kernel's arithmetic:
+ *
+ *  - bandwidth is fixed point, 1 << 20 is one CPU; the bandwidth of
+ *    runtime/period is (runtime << 20) / period, rounded down (to_ratio()).
+ *  - the system pool and every group reservation give runtime/period of
+ *    each CPU of the root domain: capacity = CPUs * to_ratio(period, runtime).
+ *  - a group with runtime -1 holds nothing of its own: its tasks and
+ *    reserved children are charged to the nearest reserved ancestor (or the
+ *    pool); runtime 0 forbids deadline tasks in the subtree (EPERM).
+ *  - a reservation must fit the free bandwidth of its holder and may not be
+ *    smaller than what is allocated inside it (EBUSY); runtime > period or a
+ *    zero period is EINVAL.
+ *  - the system knobs: rt + dl bandwidth at most 100% per CPU unless either
+ *    runtime is -1 (EINVAL), and not below what the pool has allocated (EBUSY).
+ *
+ * Nodes are owned by the caller (embedded in its own structures) and point
+ * to their parent; operations are all-or-nothing: on error nothing changed. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DL_BW_SHIFT 20
+#define DL_BW_UNIT (UINT64_C(1) << DL_BW_SHIFT)
+#define DL_BW_UNLIMITED UINT64_MAX
+
+/* Kernel defaults. */
+#define DL_DEFAULT_RUNTIME_US 50000
+#define DL_DEFAULT_PERIOD_US  1000000
+#define RT_DEFAULT_RUNTIME_US 950000
+#define RT_DEFAULT_PERIOD_US  1000000
+
+/* __checkparam_dl(): runtime >= 1 << DL_SCALE ns, period within
+ * sched_deadline_period_{min,max}_us (defaults). */
+#define DL_TASK_RUNTIME_MIN_NS 1024
+#define DL_TASK_PERIOD_MIN_US  100
+#define DL_TASK_PERIOD_MAX_US  (1U << 22)
+
+typedef struct DlNode {
+        struct DlNode *parent;  /* NULL only for the system pool */
+        int64_t runtime_us;     /* -1: no own reservation, 0: no deadline, >0: reserved */
+        uint64_t period_us;
+        uint64_t inner;         /* allocated inside: tasks + children's charges (cpu.dl_total_bw) */
+} DlNode;
+
+typedef struct DlModel {
+        unsigned cpus;
+        DlNode pool;            /* sched_dl_runtime_us/period_us; inner = sched_dl_total_bw */
+        int64_t rt_runtime_us;
+        uint64_t rt_period_us;
+} DlModel;
+
+/* (runtime << 20) / period, as the kernel's to_ratio(). */
+uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
+
+/* CPUs * to_ratio(period, runtime); DL_BW_UNLIMITED for runtime -1. */
+uint64_t dl_capacity(unsigned cpus, int64_t runtime_us, uint64_t period_us);
+
+/* Why the kernel would refuse these sched_attr parameters (EINVAL), or NULL. */
+const char *dl_task_params_problem(uint64_t runtime_us, uint64_t deadline_us, uint64_t period_us);
+
+/* Why the system knobs are invalid (EINVAL: range, coupling), or NULL. */
+const char *dl_system_problem(int64_t dl_runtime_us, uint64_t dl_period_us,
+                              int64_t rt_runtime_us, uint64_t rt_period_us);
+
+void dl_model_init(DlModel *m, unsigned cpus,
+                   int64_t dl_runtime_us, uint64_t dl_period_us,
+                   int64_t rt_runtime_us, uint64_t rt_period_us);
+
+/* A new group under parent (NULL: the pool), as the kernel creates it:
+ * runtime -1, the system period, nothing inside. */
+void dl_model_add_node(DlModel *m, DlNode *n, DlNode *parent);
+
+/* A group in a known state (read from the kernel); charges nothing, the
+ * caller provides consistent values (parents' inner already include it). */
+void dl_model_add_observed(DlNode *n, DlNode *parent, int64_t runtime_us, uint64_t period_us, uint64_t inner);
+
+/* Removes a group with no tasks left: gives back its charge. */
+void dl_model_remove_node(DlModel *m, DlNode *n);
+
+/* What the node costs its holder: its capacity if reserved, else its inner. */
+uint64_t dl_node_charge(const DlModel *m, const DlNode *n);
+uint64_t dl_node_capacity(const DlModel *m, const DlNode *n);
+/* The node whose reservation pays for n's tasks: n or its nearest reserved ancestor, or the pool. */
+DlNode *dl_node_holder(DlModel *m, DlNode *n);
+/* Free bandwidth of n's holder (DL_BW_UNLIMITED without admission control). */
+uint64_t dl_node_free(DlModel *m, DlNode *n);
+
+/* cpu.dl_runtime_us / cpu.dl_period_us of n: 0, -EINVAL or -EBUSY. */
+int dl_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, uint64_t period_us);
+
+/* The four sysctls at once: 0, -EINVAL or -EBUSY. */
+int dl_model_set_system(DlModel *m, int64_t dl_runtime_us, uint64_t dl_period_us,
+                        int64_t rt_runtime_us, uint64_t rt_period_us);
+
+/* sched_setattr() of a task in n with this bandwidth: 0, -EPERM or -EBUSY. */
+int dl_model_task_admit(DlModel *m, DlNode *n, uint64_t bw);
+void dl_model_task_release(DlModel *m, DlNode *n, uint64_t bw);

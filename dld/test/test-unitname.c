@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "tap.h"
+#include "unitname.h"
+#include "util.h"
+
+int main(void) {
+        static const char * const good_slices[] = { "deadline.slice", "deadline-media.slice", "a-b-c.slice", "x_y.slice" };
+        static const char * const bad_slices[] = {
+                "-.slice", "deadline", "deadline.service", "-a.slice", "a-.slice", "a--b.slice",
+                ".slice", "a b.slice", "a@b.slice", "a/b.slice", "",
+        };
+        tap_begin();
+
+        for (size_t i = 0; i < ELEMENTSOF(good_slices); i++)
+                ok(slice_name_is_valid(good_slices[i]), "slice \"%s\" is valid", good_slices[i]);
+        for (size_t i = 0; i < ELEMENTSOF(bad_slices); i++)
+                ok(!slice_name_is_valid(bad_slices[i]), "slice \"%s\" is invalid", bad_slices[i]);
+
+        ok(unit_name_is_valid("media-worker.service"), "service name valid");
+        ok(unit_name_is_valid("getty@tty1.service"), "template instance valid");
+        ok(!unit_name_is_valid("foo"), "name without type invalid");
+        ok(!unit_name_is_valid("foo.bar"), "unknown type invalid");
+        ok(!unit_name_is_valid("foo/x.service"), "slash invalid");
+
+        ok(group_name_is_valid("media_1-a"), "group name valid");
+        ok(!group_name_is_valid(""), "empty group name invalid");
+        ok(!group_name_is_valid("a.b"), "dot in group name invalid");
+        ok(!group_name_is_valid("0123456789012345678901234567890123456789012345678901234567890123456789"),
+           "long group name invalid");
+
+        ok(slice_contains("deadline.slice", "deadline-media.slice"), "parent contains child");
+        ok(slice_contains("deadline.slice", "deadline.slice"), "slice contains itself");
+        ok(!slice_contains("deadline.slice", "deadlinex.slice"), "prefix without dash is not a child");
+        ok(!slice_contains("deadline-media.slice", "deadline.slice"), "child does not contain parent");
+
+        {
+                _cleanup_free_ char *p = slice_cgroup_path("a-b-c.slice"), *q = slice_cgroup_path("deadline.slice");
+                is_str(p, "/a.slice/a-b.slice/a-b-c.slice", "cgroup path of a nested slice");
+                is_str(q, "/deadline.slice", "cgroup path of a top-level slice");
+        }
+        return tap_done();
+}

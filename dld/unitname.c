@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
+
+#include "unitname.h"
+#include "util.h"
+
+static const char * const unit_types[] = {
+        "service", "socket", "target", "device", "mount", "automount",
+        "swap", "timer", "path", "slice", "scope",
+};
+
+static bool valid_unit_char(char c) {
+        return isalnum((unsigned char) c) || strchr(":-_.\\@", c);
+}
+
+bool unit_name_is_valid(const char *name) {
+        const char *dot;
+        size_t l;
+
+        if (!name)
+                return false;
+        l = strlen(name);
+        if (l == 0 || l > UNIT_NAME_MAX)
+                return false;
+        dot = strrchr(name, '.');
+        if (!dot || dot == name)
+                return false;
+        for (const char *p = name; p < dot; p++)
+                if (!valid_unit_char(*p))
+                        return false;
+        for (size_t i = 0; i < ELEMENTSOF(unit_types); i++)
+                if (strcmp(dot + 1, unit_types[i]) == 0)
+                        return true;
+        return false;
+}
+
+static bool has_slice_suffix(const char *name, size_t *ret_prefix_len) {
+        size_t l = strlen(name);
+
+        if (l <= 6 || strcmp(name + l - 6, ".slice") != 0)
+                return false;
+        *ret_prefix_len = l - 6;
+        return true;
+}
+
+bool slice_name_is_valid(const char *name) {
+        size_t pl;
+
+        if (!unit_name_is_valid(name) || !has_slice_suffix(name, &pl))
+                return false;
+        if (strchr(name, '@'))
+                return false;
+        if (name[0] == '-' || name[pl - 1] == '-')
+                return false;           /* also rejects the root slice "-.slice" */
+        for (size_t i = 1; i < pl; i++)
+                if (name[i] == '-' && name[i - 1] == '-')
+                        return false;
+        return true;
+}
+
+bool group_name_is_valid(const char *name) {
+        size_t l;
+
+        if (!name)
+                return false;
+        l = strlen(name);
+        if (l == 0 || l > GROUP_NAME_MAX)
+                return false;
+        for (const char *p = name; *p; p++)
+                if (!isalnum((unsigned char) *p) && *p != '_' && *p != '-')
+                        return false;
+        return true;
+}
+
+bool slice_contains(const char *a, const char *b) {
+        size_t la, lb;
+
+        if (!has_slice_suffix(a, &la) || !has_slice_suffix(b, &lb))
+                return false;
+        if (la == lb)
+                return strncmp(a, b, la) == 0;
+        return la < lb && strncmp(a, b, la) == 0 && b[la] == '-';
+}
+
+char *slice_cgroup_path(const char *slice) {
+        size_t pl, n = 0;
+        char *path, *q;
+
+        if (!has_slice_suffix(slice, &pl))
+                return NULL;
+        /* One "/prefix.slice" component per dash-separated level. */
+        for (size_t i = 0; i < pl; i++)
+                if (slice[i] == '-')
+                        n++;
+        path = malloc((n + 1) * (pl + 7) + 1);
+        if (!path)
+                return NULL;
+        q = path;
+        for (size_t i = 0; i <= pl; i++)
+                if (i == pl || slice[i] == '-') {
+                        q += sprintf(q, "/%.*s.slice", (int) i, slice);
+                }
+        return path;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* systemd unit and slice names, as far as dld needs them. Pure string logic. */
+
+#include <stdbool.h>
+
+#define UNIT_NAME_MAX 255
+#define GROUP_NAME_MAX 64
+
+/* A unit name "prefix.type": prefix of [A-Za-z0-9:_.\-@] (and \\x escapes),
+ * at most 255 characters; type is one of systemd's unit types. */
+bool unit_name_is_valid(const char *name);
+
+/* A slice name: a valid unit name ending in ".slice", other than the root
+ * "-.slice", whose dash-separated parts are all non-empty
+ * ("a-b.slice", not "-a.slice", "a-.slice" or "a--b.slice"). */
+bool slice_name_is_valid(const char *name);
+
+/* Deadline group names: [A-Za-z0-9_-], 1 to 64 characters. */
+bool group_name_is_valid(const char *name);
+
+/* True if slice a is b or one of b's parents ("a.slice" contains "a-b.slice"). */
+bool slice_contains(const char *a, const char *b);
+
+/* Cgroup path of a valid slice relative to the hierarchy root:
+ * "a-b.slice" -> "/a.slice/a-b.slice". Returns NULL on ENOMEM. */
+char *slice_cgroup_path(const char *slice);

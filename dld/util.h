@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Small helpers shared by dld's modules (systemd style cleanup attributes). */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+static inline void freep(void *p) {
+        free(*(void **) p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline void closep(int *fd) {
+        if (*fd >= 0)
+                close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f) {
+        if (*f)
+                fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+static inline void strv_free(char **l) {
+        if (!l)
+                return;
+        for (char **i = l; *i; i++)
+                free(*i);
+        free(l);
+}
+static inline void strv_freep(char ***l) {
+        strv_free(*l);
+}
+#define _cleanup_strv_free_ _cleanup_(strv_freep)
+
+static inline bool streq_ptr(const char *a, const char *b) {
+        if (!a || !b)
+                return a == b;
+        return strcmp(a, b) == 0;
+}
+
+static inline void *steal_pointer(void *pp) {
+        void **p = pp, *r = *p;
+        *p = NULL;
+        return r;
+}
+#define TAKE_PTR(p) steal_pointer(&(p))
+
+/* Appends a copy of s to the NULL-terminated list *l. */
+int strv_extend(char ***l, const char *s);
+size_t strv_length(char * const *l);
+
+/* Strips leading and trailing whitespace in place, returns the start. */
+char *strstrip(char *s);
+
+/* Reads a whole file (up to 1 MiB) into a NUL-terminated buffer. */
+int read_full_file(const char *path, char **ret, size_t *ret_size);
