@@ -4,15 +4,20 @@
 #include "diag.h"
 
 int diag_add(DiagList *l, const char *file, const char *where, const char *fmt, ...) {
-        _cleanup_free_ char *message = NULL, *f = NULL, *w = NULL;
         va_list ap;
-        Diag *n;
         int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&message, fmt, ap);
+        r = diag_addv(l, file, where, fmt, ap);
         va_end(ap);
-        if (r < 0)
+        return r;
+}
+
+int diag_addv(DiagList *l, const char *file, const char *where, const char *fmt, va_list ap) {
+        _cleanup_free_ char *message = NULL, *f = NULL, *w = NULL;
+        Diag *n;
+
+        if (vasprintf(&message, fmt, ap) < 0)
                 return -ENOMEM;
         if (file && !(f = strdup(file)))
                 return -ENOMEM;

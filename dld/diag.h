@@ -21,7 +21,10 @@ typedef struct DiagList {
         size_t n;
 } DiagList;
 
+#include <stdarg.h>
+
 int diag_add(DiagList *l, const char *file, const char *where, const char *fmt, ...) _printf_(4, 5);
+int diag_addv(DiagList *l, const char *file, const char *where, const char *fmt, va_list ap) _printf_(4, 0);
 void diag_list_done(DiagList *l);
 
 /* "FILE: WHERE: MESSAGE" (parts that are unset are left out); caller frees. */

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
+#include <stdint.h>
+
+#include "admission.h"
+#include "dropin.h"
+#include "timespan.h"
+#include "unitname.h"
+
+#define KEY_PREFIX "X-Deadline"
+
+void deadline_request_done(DeadlineRequest *r) {
+        free(r->group);
+        free(r->runtime_at.file);
+        free(r->deadline_at.file);
+        free(r->period_at.file);
+        free(r->group_at.file);
+        *r = (DeadlineRequest) {};
+}
+
+bool deadline_request_present(const DeadlineRequest *r) {
+        return r->runtime_at.file || r->deadline_at.file || r->period_at.file || r->group_at.file;
+}
+
+static int origin_set(KeyOrigin *o, const char *file, unsigned line) {
+        char *f = NULL;
+
+        if (file && !(f = strdup(file)))
+                return -ENOMEM;
+        free(o->file);
+        o->file = f;
+        o->line = line;
+        return 0;
+}
+
+/* Appends a problem at file:line; returns -EINVAL, or -ENOMEM. */
+static int line_diag(DiagList *d, const char *file, unsigned line, const char *fmt, ...) _printf_(4, 5);
+static int line_diag(DiagList *d, const char *file, unsigned line, const char *fmt, ...) {
+        char where[32];
+        va_list ap;
+        int r;
+
+        snprintf(where, sizeof(where), "line %u", line);
+        va_start(ap, fmt);
+        r = diag_addv(d, file, where, fmt, ap);
+        va_end(ap);
+        return r < 0 ? -ENOMEM : -EINVAL;
+}
+
+static int parse_time_key(const char *key, const char *value, uint64_t *ret,
+                          const char *file, unsigned line, DiagList *d) {
+        int r = timespan_parse(value, ret);
+
+        if (r == -ERANGE)
+                return line_diag(d, file, line, "%s=%s: time span out of range (microsecond resolution, at most 584542 years)", key, value);
+        if (r < 0)
+                return line_diag(d, file, line, "%s=%s: not a time span (expected systemd syntax such as 2ms or 500us)", key, value);
+        if (*ret == 0)
+                return line_diag(d, file, line, "%s=%s: must be greater than zero", key, value);
+        return 0;
+}
+
+static int assign(DeadlineRequest *r, const char *section, const char *key, const char *value,
+                  const char *file, unsigned line, DiagList *d) {
+        uint64_t *tv = NULL;
+        KeyOrigin *at;
+        int k;
+
+        if (streq_ptr(key, KEY_PREFIX "Runtime"))
+                tv = &r->runtime_usec, at = &r->runtime_at;
+        else if (streq_ptr(key, KEY_PREFIX "Deadline"))
+                tv = &r->deadline_usec, at = &r->deadline_at;
+        else if (streq_ptr(key, KEY_PREFIX "Period"))
+                tv = &r->period_usec, at = &r->period_at;
+        else if (streq_ptr(key, KEY_PREFIX "Group"))
+                at = &r->group_at;
+        else
+                return line_diag(d, file, line,
+                                 "unknown key %s= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, X-DeadlineDeadline=, X-DeadlineGroup=)",
+                                 key);
+
+        if (!streq_ptr(section, "Service"))
+                return line_diag(d, file, line, "%s= belongs in the [Service] section, not [%s]", key, section ?: "(none)");
+
+        if (*value == 0) {      /* empty assignment resets */
+                if (tv)
+                        *tv = 0;
+                else {
+                        free(r->group);
+                        r->group = NULL;
+                }
+                return origin_set(at, NULL, 0);
+        }
+
+        if (tv) {
+                uint64_t v;
+
+                k = parse_time_key(key, value, &v, file, line, d);
+                if (k < 0)
+                        return k;
+                *tv = v;
+        } else {
+                char *g;
+
+                if (!group_name_is_valid(value))
+                        return line_diag(d, file, line, "%s=%s: not a group name (letters, digits, '_' and '-', at most 64)", key, value);
+                g = strdup(value);
+                if (!g)
+                        return -ENOMEM;
+                free(r->group);
+                r->group = g;
+        }
+        return origin_set(at, file, line);
+}
+
+int dropin_parse(DeadlineRequest *r, const char *file, const char *text, DiagList *d) {
+        _cleanup_free_ char *section = NULL, *logical = NULL;
+        const char *p = text;
+        unsigned lineno = 0, start_line = 0;
+        size_t llen = 0;
+        int ret = 0;
+
+        while (*p) {
+                const char *eol = strchrnul(p, '\n');
+                size_t n = eol - p;
+                bool cont;
+                char *nl, *line, *eq;
+
+                lineno++;
+                if (!logical)
+                        start_line = lineno;
+
+                /* Backslash at the end joins the next line (systemd.syntax(7)). */
+                cont = n > 0 && p[n - 1] == '\\';
+                nl = realloc(logical, llen + n + 2);
+                if (!nl)
+                        return -ENOMEM;
+                logical = nl;
+                memcpy(logical + llen, p, cont ? n - 1 : n);
+                llen += cont ? n - 1 : n;
+                if (cont)
+                        logical[llen++] = ' ';
+                logical[llen] = 0;
+                p = *eol ? eol + 1 : eol;
+                if (cont && *p)
+                        continue;
+
+                line = strstrip(logical);
+                if (*line == 0 || *line == '#' || *line == ';')
+                        goto next;
+                if (*line == '[') {
+                        size_t l = strlen(line);
+                        char *s;
+
+                        if (line[l - 1] != ']') {
+                                int k = line_diag(d, file, start_line, "%s: malformed section header", line);
+                                if (k == -ENOMEM)
+                                        return k;
+                                ret = k;
+                                goto next;
+                        }
+                        s = strndup(line + 1, l - 2);
+                        if (!s)
+                                return -ENOMEM;
+                        free(section);
+                        section = s;
+                        goto next;
+                }
+                eq = strchr(line, '=');
+                if (eq) {
+                        char *key, *value;
+
+                        *eq = 0;
+                        key = strstrip(line);
+                        value = strstrip(eq + 1);
+                        if (strncmp(key, KEY_PREFIX, strlen(KEY_PREFIX)) == 0) {
+                                int k = assign(r, section, key, value, file, start_line, d);
+                                if (k == -ENOMEM)
+                                        return k;
+                                if (k < 0)
+                                        ret = k;
+                        }
+                } else if (strncmp(line, KEY_PREFIX, strlen(KEY_PREFIX)) == 0) {
+                        int k = line_diag(d, file, start_line, "%s: missing '=' and a value", line);
+                        if (k == -ENOMEM)
+                                return k;
+                        ret = k;
+                }
+        next:
+                free(logical);
+                logical = NULL;
+                llen = 0;
+        }
+        return ret;
+}
+
+int dropin_finish(DeadlineRequest *r, DiagList *d) {
+        const KeyOrigin *at;
+        const char *problem;
+        char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX];
+
+        if (!deadline_request_present(r))
+                return -ENOENT;
+
+        if (!r->runtime_at.file) {
+                at = r->period_at.file ? &r->period_at : r->deadline_at.file ? &r->deadline_at : &r->group_at;
+                return line_diag(d, at->file, at->line, "X-DeadlineRuntime= is missing: a request needs a runtime and a period");
+        }
+        if (!r->period_at.file)
+                return line_diag(d, r->runtime_at.file, r->runtime_at.line,
+                                 "X-DeadlinePeriod= is missing: a request needs a runtime and a period");
+
+        if (!r->deadline_at.file)
+                r->deadline_usec = r->period_usec;
+
+        problem = dl_task_params_problem(r->runtime_usec, r->deadline_usec, r->period_usec);
+        if (problem) {
+                char msg[3 * TIMESPAN_MAX + 128];
+
+                snprintf(msg, sizeof(msg), "runtime %s, deadline %s, period %s",
+                         timespan_format(rt, sizeof(rt), r->runtime_usec),
+                         timespan_format(dl, sizeof(dl), r->deadline_usec),
+                         timespan_format(pe, sizeof(pe), r->period_usec));
+                at = &r->runtime_at;
+                if (strstr(problem, "deadline is longer") || strstr(problem, "period"))
+                        at = &r->period_at;
+                return line_diag(d, at->file, at->line, "%s: %s", msg, problem);
+        }
+        return 0;
+}
+
+char *dropin_format(const DeadlineRequest *r) {
+        char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX];
+        char *s;
+
+        if (asprintf(&s, "# Written by dld for a request admitted by hand.\n"
+                         "[Service]\n"
+                         "X-DeadlineRuntime=%s\n"
+                         "X-DeadlineDeadline=%s\n"
+                         "X-DeadlinePeriod=%s\n"
+                         "%s%s%s",
+                     timespan_format(rt, sizeof(rt), r->runtime_usec),
+                     timespan_format(dl, sizeof(dl), r->deadline_usec ?: r->period_usec),
+                     timespan_format(pe, sizeof(pe), r->period_usec),
+                     r->group ? "X-DeadlineGroup=" : "", r->group ?: "", r->group ? "\n" : "") < 0)
+                return NULL;
+        return s;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* A service's deadline request, from [Service] keys in its unit file and
+ * drop-ins (systemd ignores X- keys, and keeps the files for us):
+ *
+ *   [Service]
+ *   X-DeadlineRuntime=2ms      required: CPU time per period (systemd time syntax)
+ *   X-DeadlinePeriod=10ms      required: the period
+ *   X-DeadlineDeadline=5ms     optional: relative deadline, default the period
+ *   X-DeadlineGroup=media      optional: deadline group of the policy; default
+ *                              the group whose slice holds the unit
+ *
+ * Files are parsed in systemd's order (unit file, then drop-ins); a later
+ * assignment overrides an earlier one and an empty one resets the key. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+typedef struct KeyOrigin {
+        char *file;
+        unsigned line;
+} KeyOrigin;
+
+typedef struct DeadlineRequest {
+        uint64_t runtime_usec;
+        uint64_t deadline_usec;         /* after dropin_finish(): never 0 */
+        uint64_t period_usec;
+        char *group;                    /* NULL: the group of the unit's slice */
+        KeyOrigin runtime_at, deadline_at, period_at, group_at;
+} DeadlineRequest;
+
+void deadline_request_done(DeadlineRequest *r);
+
+/* Parses one file's text into r. Problems are appended to d with the file
+ * and line. Returns 0, -EINVAL if a problem was found, or -ENOMEM. */
+int dropin_parse(DeadlineRequest *r, const char *file, const char *text, DiagList *d);
+
+/* After all files: checks the request as a whole and fills the default
+ * deadline. Returns 0 (a valid request), -ENOENT (no keys: no request)
+ * or -EINVAL (problems appended to d). */
+int dropin_finish(DeadlineRequest *r, DiagList *d);
+
+/* True if any key was set. */
+bool deadline_request_present(const DeadlineRequest *r);
+
+/* A drop-in that expresses r (used for requests admitted by hand). */
+char *dropin_format(const DeadlineRequest *r);

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "dropin.h"
+#include "tap.h"
+
+/* Parses one file and finishes; returns the finish/parse result and the first message. */
+static int parse_one(const char *text, DeadlineRequest *r, char **ret_msg) {
+        DiagList d = {};
+        int k, f;
+
+        *r = (DeadlineRequest) {};
+        k = dropin_parse(r, "dl.conf", text, &d);
+        f = dropin_finish(r, &d);
+        *ret_msg = d.n > 0 ? diag_format(&d.items[0]) : NULL;
+        diag_list_done(&d);
+        return k < 0 ? k : f;
+}
+
+static void check_good(const char *text, uint64_t rt, uint64_t dl, uint64_t pe, const char *group, const char *name) {
+        DeadlineRequest r;
+        char *msg;
+        int k = parse_one(text, &r, &msg);
+
+        if (is_int(k, 0, "%s: accepted", name)) {
+                ok(r.runtime_usec == rt && r.deadline_usec == dl && r.period_usec == pe,
+                   "%s: runtime %llu, deadline %llu, period %llu", name,
+                   (unsigned long long) r.runtime_usec, (unsigned long long) r.deadline_usec,
+                   (unsigned long long) r.period_usec);
+                is_str(r.group, group, "%s: group", name);
+        } else
+                printf("# %s\n", msg ?: "(no message)");
+        free(msg);
+        deadline_request_done(&r);
+}
+
+static void check_bad(const char *text, const char *want_msg) {
+        DeadlineRequest r;
+        char *msg;
+        int k = parse_one(text, &r, &msg);
+
+        ok(k == -EINVAL, "refused: %s", want_msg);
+        is_str(msg, want_msg, "message for: %s", want_msg);
+        free(msg);
+        deadline_request_done(&r);
+}
+
+int main(void) {
+        tap_begin();
+
+        check_good("[Service]\nX-DeadlineRuntime=2ms\nX-DeadlinePeriod=10ms\n", 2000, 10000, 10000, NULL, "basic, deadline defaults to period");
+        check_good("[Unit]\nDescription=x\n[Service]\nExecStart=/bin/true\nX-DeadlineRuntime = 500us\n"
+                   "X-DeadlineDeadline=5ms\nX-DeadlinePeriod=1s 500ms\nX-DeadlineGroup=media\n",
+                   500, 5000, 1500000, "media", "all keys, whitespace around '='");
+        check_good("# comment\n; other comment\n[Service]\nX-DeadlineRuntime=1ms\nX-DeadlineRuntime=3ms\nX-DeadlinePeriod=\\\n  20ms\n",
+                   3000, 20000, 20000, NULL, "later assignment wins, continuation line");
+        check_good("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineGroup=a\nX-DeadlineGroup=\n",
+                   1000, 10000, 10000, NULL, "empty assignment resets the group");
+        check_good("[Service]\nX-Other=1\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms", 1000, 10000, 10000, NULL,
+                   "other X- keys ignored, no final newline");
+
+        {
+                DeadlineRequest r;
+                char *msg;
+
+                is_int(parse_one("[Service]\nExecStart=/bin/true\n", &r, &msg), -ENOENT, "no keys: no request");
+                ok(!msg, "no keys: no message");
+                deadline_request_done(&r);
+        }
+
+        /* Two files: the drop-in overrides the unit file. */
+        {
+                DeadlineRequest r = {};
+                DiagList d = {};
+
+                dropin_parse(&r, "a.service", "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n", &d);
+                dropin_parse(&r, "a.service.d/x.conf", "[Service]\nX-DeadlinePeriod=20ms\n", &d);
+                is_int(dropin_finish(&r, &d), 0, "drop-in over unit file accepted");
+                is_int(r.period_usec, 20000, "drop-in's period wins");
+                is_str(r.period_at.file, "a.service.d/x.conf", "origin of the period is the drop-in");
+                is_int(r.period_at.line, 2, "origin line of the period");
+                diag_list_done(&d);
+                deadline_request_done(&r);
+        }
+
+        check_bad("[Service]\nX-DeadlineRuntime=2xs\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime=2xs: not a time span (expected systemd syntax such as 2ms or 500us)");
+        check_bad("[Service]\nX-DeadlineRuntime=-1ms\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime=-1ms: not a time span (expected systemd syntax such as 2ms or 500us)");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=0\n",
+                  "dl.conf: line 3: X-DeadlinePeriod=0: must be greater than zero");
+        check_bad("[Service]\nX-DeadlineRuntime=0.1us\nX-DeadlinePeriod=1ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime=0.1us: time span out of range (microsecond resolution, at most 584542 years)");
+        check_bad("[Service]\nX-DeadlineRuntime=5ms\nX-DeadlinePeriod=2ms\n",
+                  "dl.conf: line 2: runtime 5ms, deadline 2ms, period 2ms: runtime is longer than the deadline");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlineDeadline=20ms\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 4: runtime 1ms, deadline 20ms, period 10ms: deadline is longer than the period");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\n",
+                  "dl.conf: line 2: X-DeadlinePeriod= is missing: a request needs a runtime and a period");
+        check_bad("[Service]\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime= is missing: a request needs a runtime and a period");
+        check_bad("[Unit]\nX-DeadlineRuntime=1ms\n[Service]\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime= belongs in the [Service] section, not [Unit]");
+        check_bad("[Service]\nX-DeadlineRuntim=1ms\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: unknown key X-DeadlineRuntim= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, X-DeadlineDeadline=, X-DeadlineGroup=)");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineGroup=my.group\n",
+                  "dl.conf: line 4: X-DeadlineGroup=my.group: not a group name (letters, digits, '_' and '-', at most 64)");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=50us\n",
+                  "dl.conf: line 2: runtime 1ms, deadline 50us, period 50us: runtime is longer than the deadline");
+        check_bad("[Service]\nX-DeadlineRuntime=10us\nX-DeadlinePeriod=50us\n",
+                  "dl.conf: line 3: runtime 10us, deadline 50us, period 50us: period is shorter than the kernel's minimum of 100us");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=5s\n",
+                  "dl.conf: line 3: runtime 1ms, deadline 5s, period 5s: period is longer than the kernel's maximum of 4194304us");
+        check_bad("[Service]\nX-DeadlineRuntime\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime: missing '=' and a value");
+        check_bad("[Service\nX-DeadlineRuntime=1ms\n",
+                  "dl.conf: line 1: [Service: malformed section header");
+        check_bad("X-DeadlineRuntime=1ms\n",
+                  "dl.conf: line 1: X-DeadlineRuntime= belongs in the [Service] section, not [(none)]");
+
+        {
+                DeadlineRequest r = { .runtime_usec = 2000, .period_usec = 10000 }, back;
+                char *text, *msg;
+
+                r.group = strdup("media");
+                text = dropin_format(&r);
+                is_int(parse_one(text, &back, &msg), 0, "formatted drop-in parses");
+                ok(back.runtime_usec == 2000 && back.deadline_usec == 10000 && back.period_usec == 10000,
+                   "formatted drop-in round-trips the times");
+                is_str(back.group, "media", "formatted drop-in round-trips the group");
+                free(text);
+                free(msg);
+                deadline_request_done(&back);
+                deadline_request_done(&r);
+        }
+        return tap_done();
+}
