@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "policy.h"
+#include "tap.h"
+
+static const SystemBudget defaults = SYSTEM_BUDGET_DEFAULTS;
+
+/* Parses and validates one file; returns the result and the first message. */
+static int check_text(const char *text, Policy *p, char **ret_msg, size_t *ret_n) {
+        DiagList d = {};
+        int r;
+
+        *p = (Policy) {};
+        r = policy_parse(p, "p.json", text, &d);
+        if (r == 0)
+                r = policy_validate(p, &defaults, &d);
+        *ret_msg = d.n > 0 ? diag_format(&d.items[0]) : NULL;
+        if (ret_n)
+                *ret_n = d.n;
+        diag_list_done(&d);
+        return r;
+}
+
+static void check_bad(const char *text, const char *want) {
+        Policy p;
+        char *msg;
+
+        ok(check_text(text, &p, &msg, NULL) == -EINVAL, "refused: %s", want);
+        is_str(msg, want, "message: %s", want);
+        free(msg);
+        policy_done(&p);
+}
+
+#define G(extra) "{\"groups\":[{\"name\":\"media\",\"slice\":\"deadline-media.slice\"," \
+        "\"runtime_us\":10000,\"period_us\":1000000" extra "}]}"
+
+static void test_good(void) {
+        Policy p;
+        char *msg;
+        int r;
+
+        r = check_text("{\"system\":{\"sched_dl_runtime_us\":400000,\"sched_rt_runtime_us\":500000},"
+                       "\"groups\":["
+                       "{\"name\":\"all\",\"slice\":\"deadline.slice\",\"runtime_us\":300000,\"period_us\":1000000},"
+                       "{\"name\":\"media\",\"slice\":\"deadline-media.slice\",\"runtime_us\":100000,\"period_us\":1000000,"
+                       " \"max_request_percent\":2.5,\"max_services\":3,\"on_refusal\":\"fail\",\"description\":\"x\"},"
+                       "{\"name\":\"ctl\",\"slice\":\"deadline-ctl.slice\",\"runtime_us\":20000,\"period_us\":100000}"
+                       "]}", &p, &msg, NULL);
+        if (!is_int(r, 0, "nested policy valid"))
+                printf("# %s\n", msg);
+        is_int(p.system.dl_runtime_us, 400000, "dl runtime from the policy");
+        is_int(p.system.dl_period_us, 1000000, "dl period from the current values");
+        is_int(p.system.rt_runtime_us, 500000, "rt runtime from the policy");
+        is_int(p.n_groups, 3, "three groups");
+        is_int(p.groups[1].parent, 0, "media nests in all");
+        is_int(p.groups[2].parent, 0, "ctl nests in all");
+        is_int(p.groups[0].parent, -1, "all is top-level");
+        is_int(p.groups[1].max_request_bw, 26214, "2.5%% in fixed point");
+        is_int(p.groups[1].max_services, 3, "max_services");
+        is_int(p.groups[1].on_refusal, REFUSAL_FAIL, "on_refusal fail");
+        is_int(p.groups[2].on_refusal, REFUSAL_DEGRADE, "on_refusal defaults to degrade");
+        is_int(policy_group_for_slice(&p, "deadline-media-sub.slice"), 1, "sub-slice belongs to media");
+        is_int(policy_group_for_slice(&p, "deadline-other.slice"), 0, "other deadline slice belongs to all");
+        is_int(policy_group_for_slice(&p, "system.slice"), -1, "system.slice belongs to no group");
+        is_int(policy_group_by_name(&p, "ctl"), 2, "group by name");
+        free(msg);
+        policy_done(&p);
+
+        /* Exactly full: 3 x 10% in 30%. */
+        r = check_text("{\"system\":{\"sched_dl_runtime_us\":300000, \"sched_rt_runtime_us\":600000},\"groups\":["
+                       "{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":100000,\"period_us\":1000000},"
+                       "{\"name\":\"b\",\"slice\":\"b.slice\",\"runtime_us\":10000,\"period_us\":100000},"
+                       "{\"name\":\"c\",\"slice\":\"c.slice\",\"runtime_us\":1000,\"period_us\":10000}]}", &p, &msg, NULL);
+        if (!is_int(r, 0, "groups filling the budget exactly are valid"))
+                printf("# %s\n", msg);
+        free(msg);
+        policy_done(&p);
+
+        r = check_text("{}", &p, &msg, NULL);
+        is_int(r, 0, "empty policy valid");
+        free(msg);
+        policy_done(&p);
+}
+
+static void test_directory(void) {
+        Policy p = {};
+        DiagList d = {};
+        int r;
+
+        r = policy_load_directory(&p, TEST_DATA "/policies.d", &d);
+        if (r == 0)
+                r = policy_validate(&p, &defaults, &d);
+        if (!is_int(r, 0, "policy directory loads") && d.n)
+                printf("# %s\n", d.items[0].message);
+        is_int(strv_length(p.files), 2, "two json files merged");
+        ok(p.files && strstr(p.files[0], "10-system.json") && strstr(p.files[1], "20-groups.json"), "merged in name order");
+        is_int(p.system.dl_runtime_us, 400000, "system from the first file");
+        is_int(p.n_groups, 2, "groups from the second file");
+        ok(p.n_groups == 2 && strstr(p.groups[1].file, "20-groups.json"), "group remembers its file");
+        policy_done(&p);
+        diag_list_done(&d);
+
+        is_int(policy_load_directory(&p, TEST_DATA "/nonexistent", &d), -ENOENT, "missing directory: ENOENT");
+        policy_done(&p);
+
+        /* Cross-file duplicate, reported with both files. */
+        {
+                char *msg;
+
+                p = (Policy) {};
+                policy_parse(&p, "a.json", G(""), &d);
+                policy_parse(&p, "b.json", G(""), &d);
+                r = policy_validate(&p, &defaults, &d);
+                is_int(r, -EINVAL, "duplicate group across files refused");
+                msg = d.n ? diag_format(&d.items[0]) : NULL;
+                is_str(msg, "b.json: $.groups[0]: duplicate group name \"media\" (first defined in a.json at $.groups[0])",
+                       "duplicate names both files");
+                free(msg);
+                policy_done(&p);
+                diag_list_done(&d);
+        }
+}
+
+static void test_bad(void) {
+        Policy p;
+        char *msg;
+        size_t n;
+
+        check_bad("{\"system\": ", "p.json: line 1, column 12: invalid JSON: unexpected end of data");
+        check_bad("{\n  \"groups\": [ } ]\n}", "p.json: line 2, column 15: invalid JSON: unexpected character");
+        check_bad("[]", "p.json: $: the policy must be a JSON object, not an array");
+        check_bad("{\"sytem\": {}}", "p.json: $.sytem: unknown key \"sytem\" (known: system, groups, description, $schema)");
+        check_bad("{\"system\": 5}", "p.json: $.system: must be an object, not an integer");
+        check_bad("{\"system\": {\"sched_dl_runtime_us\": \"5ms\"}}", "p.json: $.system.sched_dl_runtime_us: must be an integer, not a string");
+        check_bad("{\"system\": {\"sched_dl_runtime_us\": -2}}", "p.json: $.system.sched_dl_runtime_us: -2 is out of range (-1 to 2147483647)");
+        check_bad("{\"system\": {\"sched_dl_period_us\": 0}}", "p.json: $.system.sched_dl_period_us: 0 is out of range (1 to 2147483647)");
+        check_bad("{\"system\": {\"sched_dl_runtime_us\": 99999999999999999999}}",
+                  "p.json: $.system.sched_dl_runtime_us: number too large (range -1 to 2147483647)");
+        check_bad("{\"system\": {\"sched_dl_runtime_us\": 1.5}}", "p.json: $.system.sched_dl_runtime_us: must be an integer, not a fractional number");
+        check_bad("{\"system\": {\"sched_dl_runtime_us\": 2000000}}",
+                  "p.json: $.system: runtime is longer than the period (deadline 2000000/1000000 = 200.00%, RT 950000/1000000 = 95.00%; keys not set here keep their current value)");
+        check_bad("{\"system\": {\"sched_dl_runtime_us\": 100000}}",
+                  "p.json: $.system: deadline and RT bandwidth together exceed 100% of a CPU (deadline 100000/1000000 = 10.00%, RT 950000/1000000 = 95.00%; keys not set here keep their current value)");
+        check_bad("{\"system\": {\"sched_dl_budget\": 1}}",
+                  "p.json: $.system.sched_dl_budget: unknown key \"sched_dl_budget\" (known: sched_dl_runtime_us, sched_dl_period_us, sched_rt_runtime_us, sched_rt_period_us, description)");
+        check_bad("{\"groups\": {}}", "p.json: $.groups: must be an array, not an object");
+        check_bad("{\"groups\": [7]}", "p.json: $.groups[0]: must be an object, not an integer");
+        check_bad("{\"groups\": [{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":1}]}",
+                  "p.json: $.groups[0]: missing required key \"period_us\"");
+        check_bad(G(",\"colour\":\"red\""),
+                  "p.json: $.groups[0].colour: unknown key \"colour\" (known: name, slice, runtime_us, period_us, max_request_percent, max_services, on_refusal, description)");
+        check_bad("{\"groups\":[{\"name\":\"a b\",\"slice\":\"a.slice\",\"runtime_us\":1,\"period_us\":10}]}",
+                  "p.json: $.groups[0].name: \"a b\" is not a group name (1 to 64 letters, digits, '_' or '-')");
+        check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.service\",\"runtime_us\":1,\"period_us\":10}]}",
+                  "p.json: $.groups[0].slice: \"a.service\" is not a slice name (such as \"deadline-media.slice\"; not the root slice)");
+        check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"-.slice\",\"runtime_us\":1,\"period_us\":10}]}",
+                  "p.json: $.groups[0].slice: \"-.slice\" is not a slice name (such as \"deadline-media.slice\"; not the root slice)");
+        check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":20,\"period_us\":10}]}",
+                  "p.json: $.groups[0]: runtime_us (20) is larger than period_us (10)");
+        check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":-1,\"period_us\":10}]}",
+                  "p.json: $.groups[0].runtime_us: -1 is out of range (0 to 2147483647)");
+        check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":1,\"period_us\":0}]}",
+                  "p.json: $.groups[0].period_us: 0 is out of range (1 to 2147483647)");
+        check_bad(G(",\"max_request_percent\":0"), "p.json: $.groups[0].max_request_percent: 0 is out of range (more than 0, at most 100)");
+        check_bad(G(",\"max_request_percent\":\"5%\""), "p.json: $.groups[0].max_request_percent: must be a number, not a string");
+        check_bad(G(",\"max_request_percent\":5"),
+                  "p.json: $.groups[0]: max_request_percent (5.00%) is larger than the group's own reservation (1.00% of each CPU)");
+        check_bad(G(",\"max_services\":0"), "p.json: $.groups[0].max_services: 0 is out of range (1 to 65535)");
+        check_bad(G(",\"on_refusal\":\"kill\""), "p.json: $.groups[0].on_refusal: \"kill\" is not an action (\"degrade\" or \"fail\")");
+        check_bad(G(",\"on_refusal\":true"), "p.json: $.groups[0].on_refusal: must be a string, not a boolean");
+        check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":100000,\"period_us\":1000000}]}",
+                  "p.json: $.groups[0]: group \"a\" reserves 10.00% of each CPU, more than the system deadline budget (5.00%, sched_dl_runtime_us/sched_dl_period_us)");
+        check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":30000,\"period_us\":1000000},"
+                  "{\"name\":\"b\",\"slice\":\"b.slice\",\"runtime_us\":30000,\"period_us\":1000000}]}",
+                  "p.json: $.groups[1]: group \"b\" (3.00% of each CPU) does not fit together with the groups before it: 2.00% left in the system budget");
+        check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":10000,\"period_us\":1000000},"
+                  "{\"name\":\"b\",\"slice\":\"a-b.slice\",\"runtime_us\":20000,\"period_us\":1000000}]}",
+                  "p.json: $.groups[1]: group \"b\" reserves 2.00% of each CPU, more than its enclosing group \"a\" (1.00%)");
+        check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":1,\"period_us\":10},"
+                  "{\"name\":\"b\",\"slice\":\"a.slice\",\"runtime_us\":1,\"period_us\":10}]}",
+                  "p.json: $.groups[1]: slice \"a.slice\" already belongs to group \"a\" (p.json at $.groups[0])");
+        check_bad("{\"description\": 5}", "p.json: $.description: must be a string, not an integer");
+
+        /* All problems are reported, not just the first. */
+        ok(check_text("{\"groups\":[{\"name\":1,\"slice\":2,\"runtime_us\":\"x\",\"period_us\":null}]}", &p, &msg, &n) == -EINVAL,
+           "several bad keys refused");
+        is_int(n, 4, "one message per bad key");
+        free(msg);
+        policy_done(&p);
+}
+
+int main(void) {
+        tap_begin();
+        test_good();
+        test_directory();
+        test_bad();
+        return tap_done();
+}
