@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sys/stat.h>
+
+#include "kernelfs.h"
+
+const char *cgroup_hierarchy_to_string(CgroupHierarchy h) {
+        return h == CGROUP_V2 ? "v2" : h == CGROUP_V1 ? "v1" : "none";
+}
+
+static bool path_exists(const char *p) {
+        return access(p, F_OK) == 0;
+}
+
+int kernelfs_new(const char *root, KernelFs **ret) {
+        _cleanup_free_ char *probe = NULL;
+        KernelFs *k;
+
+        k = calloc(1, sizeof(KernelFs));
+        if (!k)
+                return -ENOMEM;
+        k->root = strdup(root ?: "");
+        if (!k->root)
+                goto oom;
+
+        /* Unified if the hierarchy's root has cgroup.controllers; else the cpu
+         * controller's v1 mount (cpu or cpu,cpuacct). */
+        if (asprintf(&probe, "%s/sys/fs/cgroup/cgroup.controllers", k->root) < 0)
+                goto oom;
+        if (path_exists(probe)) {
+                k->hierarchy = CGROUP_V2;
+                if (asprintf(&k->cpu_mount, "%s/sys/fs/cgroup", k->root) < 0)
+                        goto oom;
+        } else {
+                static const char * const v1[] = { "cpu", "cpu,cpuacct", "cpuacct,cpu" };
+
+                for (size_t i = 0; i < ELEMENTSOF(v1) && !k->cpu_mount; i++) {
+                        char *m;
+
+                        if (asprintf(&m, "%s/sys/fs/cgroup/%s", k->root, v1[i]) < 0)
+                                goto oom;
+                        if (path_exists(m)) {
+                                k->hierarchy = CGROUP_V1;
+                                k->cpu_mount = m;
+                        } else
+                                free(m);
+                }
+        }
+        *ret = k;
+        return 0;
+oom:
+        kernelfs_free(k);
+        return -ENOMEM;
+}
+
+KernelFs *kernelfs_free(KernelFs *k) {
+        if (k) {
+                free(k->root);
+                free(k->cpu_mount);
+                free(k);
+        }
+        return NULL;
+}
+
+static int read_int_file(const char *path, int64_t *ret) {
+        _cleanup_free_ char *text = NULL;
+        char *end;
+        long long v;
+        int r;
+
+        r = read_full_file(path, &text, NULL);
+        if (r < 0)
+                return r;
+        errno = 0;
+        v = strtoll(text, &end, 10);
+        if (errno != 0 || end == text || (*end && *end != '\n'))
+                return -EBADMSG;
+        *ret = v;
+        return 0;
+}
+
+/* One write(2) of the decimal value: the kernel's verdict is its errno. */
+static int write_int_file(const char *path, int64_t value) {
+        _cleanup_close_ int fd = -1;
+        char buf[32];
+        int n;
+
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        n = snprintf(buf, sizeof(buf), "%" PRId64 "\n", value);
+        if (write(fd, buf, n) != n)
+                return errno ? -errno : -EIO;
+        return 0;
+}
+
+static char *sysctl_path(KernelFs *k, const char *name) {
+        char *p;
+
+        return asprintf(&p, "%s/proc/sys/kernel/%s", k->root, name) < 0 ? NULL : p;
+}
+
+int kernelfs_read_sysctl(KernelFs *k, const char *name, int64_t *ret) {
+        _cleanup_free_ char *p = sysctl_path(k, name);
+
+        return p ? read_int_file(p, ret) : -ENOMEM;
+}
+
+int kernelfs_write_sysctl(KernelFs *k, const char *name, int64_t value) {
+        _cleanup_free_ char *p = sysctl_path(k, name);
+
+        return p ? write_int_file(p, value) : -ENOMEM;
+}
+
+int kernelfs_read_budget(KernelFs *k, SystemBudget *ret) {
+        int64_t v[4];
+        static const char * const names[] = {
+                "sched_dl_runtime_us", "sched_dl_period_us", "sched_rt_runtime_us", "sched_rt_period_us",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                int r = kernelfs_read_sysctl(k, names[i], &v[i]);
+
+                if (r == -ENOENT && i < 2)
+                        return -EOPNOTSUPP;
+                if (r < 0)
+                        return r;
+        }
+        if (v[1] <= 0 || v[3] <= 0)
+                return -EBADMSG;
+        *ret = (SystemBudget) {
+                .dl_runtime_us = v[0], .dl_period_us = (uint64_t) v[1],
+                .rt_runtime_us = v[2], .rt_period_us = (uint64_t) v[3],
+        };
+        return 0;
+}
+
+int kernelfs_read_total_bw(KernelFs *k, uint64_t *ret) {
+        int64_t v;
+        int r = kernelfs_read_sysctl(k, "sched_dl_total_bw", &v);
+
+        if (r == -ENOENT)
+                return -EOPNOTSUPP;
+        if (r < 0)
+                return r;
+        if (v < 0)
+                return -EBADMSG;
+        *ret = (uint64_t) v;
+        return 0;
+}
+
+int kernelfs_online_cpus(KernelFs *k, unsigned *ret) {
+        _cleanup_free_ char *p = NULL, *text = NULL;
+        unsigned n = 0;
+        char *s, *tok, *save = NULL;
+        int r;
+
+        if (asprintf(&p, "%s/sys/devices/system/cpu/online", k->root) < 0)
+                return -ENOMEM;
+        r = read_full_file(p, &text, NULL);
+        if (r < 0)
+                return r;
+        /* "0-3,5,7-8" */
+        for (s = strstrip(text); (tok = strtok_r(s, ",", &save)); s = NULL) {
+                unsigned a, b;
+                char dash;
+                int c = sscanf(tok, "%u%c%u", &a, &dash, &b);
+
+                if (c == 1)
+                        n++;
+                else if (c == 3 && dash == '-' && b >= a)
+                        n += b - a + 1;
+                else
+                        return -EBADMSG;
+        }
+        if (n == 0)
+                return -EBADMSG;
+        *ret = n;
+        return 0;
+}
+
+static char *cgroup_file(KernelFs *k, const char *cgroup, const char *file) {
+        char *p;
+
+        if (!k->cpu_mount)
+                return NULL;
+        if (asprintf(&p, "%s%s%s%s%s", k->cpu_mount,
+                     cgroup[0] == '/' ? "" : "/", cgroup,
+                     file ? "/" : "", file ?: "") < 0)
+                return NULL;
+        return p;
+}
+
+bool kernelfs_cgroup_exists(KernelFs *k, const char *cgroup) {
+        _cleanup_free_ char *p = cgroup_file(k, cgroup, NULL);
+        struct stat st;
+
+        return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int kernelfs_cgroup_read(KernelFs *k, const char *cgroup, const char *file, int64_t *ret) {
+        _cleanup_free_ char *p = NULL;
+
+        if (!k->cpu_mount)
+                return -EOPNOTSUPP;
+        p = cgroup_file(k, cgroup, file);
+        return p ? read_int_file(p, ret) : -ENOMEM;
+}
+
+int kernelfs_cgroup_write(KernelFs *k, const char *cgroup, const char *file, int64_t value) {
+        _cleanup_free_ char *p = NULL;
+
+        if (!k->cpu_mount)
+                return -EOPNOTSUPP;
+        p = cgroup_file(k, cgroup, file);
+        return p ? write_int_file(p, value) : -ENOMEM;
+}
+
+int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
+        _cleanup_free_ char *p = NULL, *text = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0, alloc = 0;
+        char *s, *tok, *save = NULL;
+        int r;
+
+        if (!k->cpu_mount)
+                return -EOPNOTSUPP;
+        p = cgroup_file(k, cgroup, k->hierarchy == CGROUP_V2 ? "cgroup.threads" : "tasks");
+        if (!p)
+                return -ENOMEM;
+        r = read_full_file(p, &text, NULL);
+        if (r < 0)
+                return r;
+        for (s = text; (tok = strtok_r(s, "\n", &save)); s = NULL) {
+                char *end;
+                long v = strtol(tok, &end, 10);
+
+                if (*end || v <= 0)
+                        return -EBADMSG;
+                if (n == alloc) {
+                        pid_t *nt;
+
+                        alloc = alloc ? alloc * 2 : 16;
+                        nt = realloc(tids, alloc * sizeof(pid_t));
+                        if (!nt)
+                                return -ENOMEM;
+                        tids = nt;
+                }
+                tids[n++] = (pid_t) v;
+        }
+        *ret = TAKE_PTR(tids);
+        *ret_n = n;
+        return 0;
+}
+
+int kernelfs_cgroup_children(KernelFs *k, const char *cgroup, char ***ret) {
+        _cleanup_free_ char *p = NULL;
+        _cleanup_strv_free_ char **l = NULL;
+        DIR *d;
+        struct dirent *de;
+
+        if (!k->cpu_mount)
+                return -EOPNOTSUPP;
+        p = cgroup_file(k, cgroup, NULL);
+        if (!p)
+                return -ENOMEM;
+        d = opendir(p);
+        if (!d)
+                return -errno;
+        while ((de = readdir(d)))
+                if (de->d_type == DT_DIR && de->d_name[0] != '.' && strv_extend(&l, de->d_name) < 0) {
+                        closedir(d);
+                        return -ENOMEM;
+                }
+        closedir(d);
+        if (!l && !(l = calloc(1, sizeof(char *))))
+                return -ENOMEM;
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int kernelfs_dl_groups_supported(KernelFs *k) {
+        _cleanup_strv_free_ char **children = NULL;
+        const char *marker = k->hierarchy == CGROUP_V2 ? "cpu.weight" : "cpu.shares";
+        int r;
+
+        if (!k->cpu_mount)
+                return 0;
+        r = kernelfs_cgroup_children(k, "/", &children);
+        if (r < 0)
+                return r;
+        for (char **c = children; *c; c++) {
+                _cleanup_free_ char *m = cgroup_file(k, *c, marker), *dl = cgroup_file(k, *c, "cpu.dl_runtime_us");
+
+                if (!m || !dl)
+                        return -ENOMEM;
+                if (path_exists(m))
+                        return path_exists(dl);
+        }
+        return -ENODATA;
+}
