@@ -50,8 +50,10 @@ const char *dl_system_problem(int64_t dl_runtime_us, uint64_t dl_period_us,
                 return p;
         if ((p = budget_problem(rt_runtime_us, rt_period_us)))
                 return p;
+        /* sched_dl_rt_coupling_validate(): exact, in microseconds. */
         if (dl_runtime_us >= 0 && rt_runtime_us >= 0 &&
-            dl_to_ratio(dl_period_us, dl_runtime_us) + dl_to_ratio(rt_period_us, rt_runtime_us) > DL_BW_UNIT)
+            (unsigned __int128) rt_runtime_us * dl_period_us + (unsigned __int128) dl_runtime_us * rt_period_us >
+            (unsigned __int128) rt_period_us * dl_period_us)
                 return "deadline and RT bandwidth together exceed 100% of a CPU";
         return NULL;
 }

@@ -16,8 +16,10 @@
  *  - a reservation must fit the free bandwidth of its holder and may not be
  *    smaller than what is allocated inside it (EBUSY); runtime > period or a
  *    zero period is EINVAL.
- *  - the system knobs: rt + dl bandwidth at most 100% per CPU unless either
- *    runtime is -1 (EINVAL), and not below what the pool has allocated (EBUSY).
+ *  - the system knobs: rt_runtime/rt_period + dl_runtime/dl_period <= 1,
+ *    compared exactly, unless either runtime is -1 (EINVAL), and the pool not
+ *    below what it has allocated (EBUSY).
+ *  - the number of CPUs is the kernel's num_active_cpus().
  *
  * Nodes are owned by the caller (embedded in its own structures) and point
  * to their parent; operations are all-or-nothing: on error nothing changed. */

@@ -29,6 +29,9 @@ static void test_system(void) {
 
         ok(!dl_system_problem(50000, 1000000, 950000, 1000000), "defaults: 5%% dl + 95%% rt fit");
         ok(dl_system_problem(60000, 1000000, 950000, 1000000), "6%% dl + 95%% rt exceed 100%%");
+        ok(dl_system_problem(50001, 1000000, 950000, 1000000), "coupling is exact: 5.0001%% + 95%% exceed 100%%");
+        ok(!dl_system_problem(1, 3, 2, 3), "coupling is exact: 1/3 + 2/3 fit");
+        ok(!dl_system_problem(50000, 1000000, -1, 1000000), "rt -1 is exempt from the coupling");
         ok(!dl_system_problem(-1, 1000000, 950000, 1000000), "dl -1 is exempt from the coupling");
         ok(dl_system_problem(2000000, 1000000, 0, 1000000), "dl runtime > period refused");
         ok(dl_system_problem(1000, 0, 0, 1000000), "dl period 0 refused");
