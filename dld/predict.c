@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdarg.h>
+
+#include "predict.h"
+#include "timespan.h"
+#include "unitname.h"
+
+const char *refused_by_to_string(RefusedBy b) {
+        return b == REFUSED_BY_POLICY ? "policy" : b == REFUSED_BY_ADMISSION ? "admission" : "none";
+}
+
+static int refuse(char **ret_reason, const char *fmt, ...) _printf_(2, 3);
+static int refuse(char **ret_reason, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(ret_reason, fmt, ap);
+        va_end(ap);
+        return r < 0 ? -ENOMEM : -EPERM;
+}
+
+int policy_check_request(const Policy *p, const ServiceRequest *req, unsigned admitted_in_group,
+                         int *ret_group, char **ret_reason) {
+        const PolicyGroup *g;
+        uint64_t bw;
+        int gi;
+
+        *ret_reason = NULL;
+        *ret_group = -1;
+        if (req->group) {
+                gi = policy_group_by_name(p, req->group);
+                if (gi < 0)
+                        return refuse(ret_reason, "the policy has no group \"%s\" (X-DeadlineGroup=)", req->group);
+                if (!req->slice || !slice_contains(p->groups[gi].slice, req->slice)) {
+                        *ret_group = gi;
+                        return refuse(ret_reason, "the unit is in %s, outside group \"%s\" (%s); set Slice=%s",
+                                      req->slice ?: "no slice", req->group, p->groups[gi].slice, p->groups[gi].slice);
+                }
+        } else {
+                gi = req->slice ? policy_group_for_slice(p, req->slice) : -1;
+                if (gi < 0)
+                        return refuse(ret_reason, "the unit's slice %s belongs to no deadline group of the policy",
+                                      req->slice ?: "(none)");
+        }
+        *ret_group = gi;
+        g = &p->groups[gi];
+
+        bw = dl_to_ratio(req->period_usec, req->runtime_usec);
+        if (g->max_request_bw > 0 && bw > g->max_request_bw) {
+                char a[PERCENT_MAX], b[PERCENT_MAX];
+
+                return refuse(ret_reason, "the request (%s of a CPU) is larger than group \"%s\" allows (max_request_percent %s)",
+                              bw_to_percent(a, sizeof(a), bw), g->name, bw_to_percent(b, sizeof(b), g->max_request_bw));
+        }
+        if (g->max_services > 0 && admitted_in_group >= g->max_services)
+                return refuse(ret_reason, "group \"%s\" already holds its maximum of %u services (max_services)",
+                              g->name, g->max_services);
+        return 0;
+}
+
+void verdicts_done(Verdict *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].reason);
+                v[i].reason = NULL;
+        }
+}
+
+int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, size_t n, Verdict *verdicts) {
+        _cleanup_free_ DlNode *groups = NULL, *units = NULL;
+        _cleanup_free_ unsigned *count = NULL;
+        DlModel m;
+        unsigned max_depth = 0;
+
+        groups = calloc(p->n_groups + 1, sizeof(DlNode));
+        units = calloc(n + 1, sizeof(DlNode));
+        count = calloc(p->n_groups + 1, sizeof(unsigned));
+        if (!groups || !units || !count)
+                return -ENOMEM;
+
+        /* The groups as the policy sets them (validated: they fit), parents first. */
+        dl_model_init(&m, cpus, p->system.dl_runtime_us, p->system.dl_period_us,
+                      p->system.rt_runtime_us, p->system.rt_period_us);
+        for (size_t i = 0; i < p->n_groups; i++) {
+                unsigned d = 0;
+                for (int j = p->groups[i].parent; j >= 0; j = p->groups[j].parent)
+                        d++;
+                if (d > max_depth)
+                        max_depth = d;
+        }
+        for (unsigned depth = 0; depth <= max_depth; depth++)
+                for (size_t i = 0; i < p->n_groups; i++) {
+                        unsigned d = 0;
+                        for (int j = p->groups[i].parent; j >= 0; j = p->groups[j].parent)
+                                d++;
+                        if (d != depth)
+                                continue;
+                        dl_model_add_node(&m, &groups[i], p->groups[i].parent >= 0 ? &groups[p->groups[i].parent] : NULL);
+                        (void) dl_model_set_reservation(&m, &groups[i], p->groups[i].runtime_us, p->groups[i].period_us);
+                }
+
+        for (size_t i = 0; i < n; i++) {
+                const ServiceRequest *r = &reqs[i];
+                Verdict *v = &verdicts[i];
+                int k, gi;
+
+                *v = (Verdict) { .group = -1 };
+                k = policy_check_request(p, r, 0, &gi, &v->reason);
+                v->group = gi;
+                if (k == 0 && p->groups[gi].max_services > 0 && count[gi] >= p->groups[gi].max_services)
+                        k = refuse(&v->reason, "group \"%s\" already holds its maximum of %u services (max_services)",
+                                   p->groups[gi].name, p->groups[gi].max_services);
+                if (k == -ENOMEM)
+                        goto oom;
+                if (k < 0) {
+                        v->refused_by = REFUSED_BY_POLICY;
+                        continue;
+                }
+
+                dl_model_add_node(&m, &units[i], &groups[gi]);
+                k = dl_model_set_reservation(&m, &units[i], (int64_t) r->runtime_usec, r->period_usec);
+                if (k < 0) {
+                        char a[PERCENT_MAX], b[PERCENT_MAX], c[PERCENT_MAX];
+                        uint64_t left = dl_node_free(&m, &groups[gi]);
+
+                        /* The unit's node stays, holding nothing (-1). */
+                        v->refused_by = REFUSED_BY_ADMISSION;
+                        if (refuse(&v->reason, "%s: the reservation (%s of a CPU on each of %u CPUs = %s) does not fit in group \"%s\": %s left",
+                                   k == -EPERM ? "EPERM" : k == -EINVAL ? "EINVAL" : "EBUSY",
+                                   bw_to_percent(b, sizeof(b), dl_to_ratio(r->period_usec, r->runtime_usec)), cpus,
+                                   bw_to_percent(a, sizeof(a), dl_capacity(cpus, r->runtime_usec, r->period_usec)),
+                                   p->groups[gi].name,
+                                   left == DL_BW_UNLIMITED ? "unlimited" : bw_to_percent(c, sizeof(c), left)) == -ENOMEM)
+                                goto oom;
+                        continue;
+                }
+                v->admitted = true;
+                count[gi]++;
+        }
+        return 0;
+oom:
+        verdicts_done(verdicts, n);
+        return -ENOMEM;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* What a policy says to service requests: the policy's own limits (which
+ * group, largest request, most services) and, on the admission model, whether
+ * the reservations fit. dld uses the first part on every admission (the
+ * kernel has the last word on fit); dlconf check and CheckPolicy use both to
+ * predict verdicts without touching the kernel. Pure. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+typedef struct ServiceRequest {
+        const char *unit;
+        const char *slice;      /* the unit's Slice= */
+        const char *group;      /* X-DeadlineGroup=, NULL: by slice */
+        uint64_t runtime_usec, deadline_usec, period_usec;
+} ServiceRequest;
+
+typedef enum RefusedBy {
+        REFUSED_BY_NONE,
+        REFUSED_BY_POLICY,      /* no group, too large, group full of services */
+        REFUSED_BY_ADMISSION,   /* the kernel's admission control (predicted or real) */
+} RefusedBy;
+
+const char *refused_by_to_string(RefusedBy b);
+
+/* Resolves the request's group and checks the policy's limits, given how
+ * many services the group holds already. Returns 0 (allowed, *ret_group set)
+ * or -EPERM with *ret_reason (malloc'ed; *ret_group is the group if one was
+ * found, else -1), -ENOMEM. */
+int policy_check_request(const Policy *p, const ServiceRequest *req, unsigned admitted_in_group,
+                         int *ret_group, char **ret_reason);
+
+typedef struct Verdict {
+        bool admitted;
+        int group;
+        RefusedBy refused_by;
+        char *reason;           /* NULL when admitted */
+} Verdict;
+
+/* Predicts verdicts for requests admitted in order on an empty system of
+ * cpus CPUs under the validated policy p (each request reserves
+ * runtime/period per CPU in the unit's cgroup inside its group). verdicts
+ * has n entries; free with verdicts_done(). */
+int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, size_t n, Verdict *verdicts);
+void verdicts_done(Verdict *v, size_t n);
