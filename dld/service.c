@@ -430,6 +430,11 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
         }
 
         r = reservation_set(m, s);
+        if (r == -ENOENT && !unit_is_active(m, s->unit)) {
+                *ret_error = DLD_ERROR_UNIT_NOT_ACTIVE;
+                *ret_message = strdup("the unit stopped");
+                return -ESRCH;
+        }
         if (r < 0) {
                 char need[PERCENT_MAX], left[PERCENT_MAX];
 
