@@ -160,7 +160,7 @@ flock "$tree_lock"
 # One heavy job at a time per machine: parallel kernel builds and guest boots
 # on two cores only slow each other down.
 case $cmd in
-kernel|headers|config)
+kernel)
 	exec {heavy_lock}>"$CACHE/heavy.lock"
 	flock "$heavy_lock";;
 esac
