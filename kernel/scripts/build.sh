@@ -162,7 +162,8 @@ flock "$tree_lock"
 case $cmd in
 kernel)
 	exec {heavy_lock}>"$CACHE/heavy.lock"
-	flock "$heavy_lock";;
+	flock -n "$heavy_lock" ||
+		{ note "waiting for another kernel build or guest run on this machine"; flock "$heavy_lock"; };;
 esac
 case $cmd in
 base)
