@@ -43,5 +43,6 @@ is "after kill -9: threads still SCHED_DEADLINE" "$(policy_of "$(main_pid t63-b)
 systemctl stop t63-a t63-b
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
 is "stop after restart releases" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+wait_until 10 test "$(journal_json $DLD_MSG_RELEASED t63-b.service | wc -l)" -ge 1
 ok "releases logged by the new dld" test "$(journal_json $DLD_MSG_RELEASED t63-b.service | wc -l)" -ge 1
 done_testing
