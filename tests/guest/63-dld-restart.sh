@@ -23,8 +23,9 @@ is "both admitted" "$held_media" "$(( base_media + NCPUS * $(bw 2000 20000) + NC
 ok "systemctl stop dld" systemctl stop dld
 is "reservation kept while dld is down" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_runtime_us)" 2000
 is "thread still SCHED_DEADLINE while dld is down" "$(policy_of "$(main_pid t63-a)")" 6
-# An orphan: a reservation in the group's slice that no admitted unit owns.
-make_service t63-c deadline-media.slice "/bin/sleep infinity" CPUWeight=100
+# An orphan: a reservation in a group's slice that no admitted unit owns.
+# (in the control group: media is full with t63-a and t63-b)
+make_service t63-c deadline-control.slice "/bin/sleep infinity" CPUWeight=100
 systemctl start t63-c
 orphan=$CPU_MOUNT$(cgroup_of t63-c)
 ok "orphan reservation made while dld is down" sh -c "echo 20000 > $orphan/cpu.dl_period_us && echo 1000 > $orphan/cpu.dl_runtime_us"
