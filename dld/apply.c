@@ -16,18 +16,6 @@ typedef struct ApplyGroup {
         char *cgroup;
 } ApplyGroup;
 
-static int fail(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) _printf_(4, 5);
-static int fail(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) {
-        va_list ap;
-
-        *ret_error = name;
-        va_start(ap, fmt);
-        if (vasprintf(ret_message, fmt, ap) < 0)
-                *ret_message = NULL;
-        va_end(ap);
-        return -EINVAL;
-}
-
 /* The slice's cgroup with the cpu controller, the systemd way: start the
  * slice and give it CPUWeight= so systemd enables cpu along its path. */
 static int ensure_slice(Manager *m, const char *slice, const char *cgroup) {
@@ -65,10 +53,10 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
 
         r = kernelfs_read_budget(m->kfs, &cur);
         if (r < 0)
-                return fail(ret_error, ret_message, DLD_ERROR_KERNEL_UNSUPPORTED,
+                return set_error(ret_error, ret_message, DLD_ERROR_KERNEL_UNSUPPORTED,
                             "cannot read the deadline sysctls: %s", strerror(-r));
         if (np->n_groups > 0 && !m->dl_groups)
-                return fail(ret_error, ret_message, DLD_ERROR_KERNEL_UNSUPPORTED,
+                return set_error(ret_error, ret_message, DLD_ERROR_KERNEL_UNSUPPORTED,
                             "the policy has groups, but the kernel has no per-cgroup deadline bandwidth "
                             "(cpu.dl_runtime_us, CONFIG_DEADLINE_GROUP_SCHED)");
         (void) kernelfs_read_total_bw(m->kfs, &total_bw);
@@ -97,7 +85,7 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
                 if (is_new) {
                         r = ensure_slice(m, g->slice, ag[n].cgroup);
                         if (r < 0) {
-                                r = fail(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
+                                r = set_error(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
                                          "%s: group \"%s\": slice %s has no cpu.dl_runtime_us: %s",
                                          g->file, g->name, g->slice, strerror(-r));
                                 goto finish;
@@ -141,7 +129,7 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
 
         r = plan_writes(&model, pg, n, &np->system, &steps, &n_steps, &blocked);
         if (r < 0) {
-                r = fail(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
+                r = set_error(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
                          "the kernel would refuse %s=%" PRId64 " (%s): %s; what is allocated now does not fit the policy",
                          plan_knob_name(blocked.knob), blocked.value, step_target(&blocked, ag), strerror(-r));
                 goto finish;
@@ -159,7 +147,7 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
                 while (done-- > 0)
                         if (write_step(m, &steps[done], ag, steps[done].old_value) < 0)
                                 undo_errors++;
-                r = fail(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
+                r = set_error(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
                          "the kernel refused %s=%" PRId64 " (%s): %s; %s",
                          plan_knob_name(s->knob), s->value, step_target(s, ag), strerror(-r),
                          undo_errors ? "some earlier writes could not be undone" : "earlier writes undone");

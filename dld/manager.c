@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
@@ -11,10 +12,7 @@
 #include "log.h"
 #include "manager.h"
 #include "timespan.h"
-
-#define SYSTEMD_DEST "org.freedesktop.systemd1"
-#define SYSTEMD_PATH "/org/freedesktop/systemd1"
-#define SYSTEMD_UNIT_PREFIX "/org/freedesktop/systemd1/unit"
+#include "unitname.h"
 
 int manager_new(const ManagerOptions *o, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -52,6 +50,17 @@ Manager *manager_free(Manager *m) {
         free(m->run_dir);
         free(m);
         return NULL;
+}
+
+int set_error(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) {
+        va_list ap;
+
+        *ret_error = name;
+        va_start(ap, fmt);
+        if (vasprintf(ret_message, fmt, ap) < 0)
+                *ret_message = NULL;
+        va_end(ap);
+        return -EINVAL;
 }
 
 unsigned manager_cpus(Manager *m) {
@@ -95,9 +104,8 @@ int manager_reload(Manager *m, const char **ret_error, char **ret_message) {
 
         r = kernelfs_read_budget(m->kfs, &cur);
         if (r < 0) {
-                *ret_error = DLD_ERROR_KERNEL_UNSUPPORTED;
-                if (asprintf(ret_message, "cannot read the deadline sysctls: %s", strerror(-r)) < 0)
-                        *ret_message = NULL;
+                set_error(ret_error, ret_message, DLD_ERROR_KERNEL_UNSUPPORTED,
+                          "cannot read the deadline sysctls: %s", strerror(-r));
                 return r;
         }
 
@@ -182,16 +190,10 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static bool is_service_name(const char *unit) {
-        size_t l = strlen(unit);
-
-        return l > 8 && strcmp(unit + l - 8, ".service") == 0;
-}
-
 static void handle_state(Manager *m, const char *unit, const char *state) {
         int r;
 
-        if (!is_service_name(unit))
+        if (!unit_name_is_service(unit))
                 return;
         if (streq_ptr(state, "active") || streq_ptr(state, "reloading")) {
                 r = manager_unit_active(m, unit);
@@ -259,7 +261,7 @@ static int sync_units(Manager *m) {
                 return r;
         while ((r = sd_bus_message_read(reply, "(ssssssouso)", &name, NULL, NULL, &active_state,
                                         NULL, NULL, NULL, NULL, NULL, NULL)) > 0)
-                if (is_service_name(name) && (streq_ptr(active_state, "active") || streq_ptr(active_state, "reloading")))
+                if (unit_name_is_service(name) && (streq_ptr(active_state, "active") || streq_ptr(active_state, "reloading")))
                         if (strv_extend(&active, name) < 0)
                                 return -ENOMEM;
         if (r < 0)

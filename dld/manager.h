@@ -13,6 +13,14 @@
 #include "predict.h"
 
 #define DLD_VERSION "0.1"
+
+/* systemd's bus names dld uses. */
+#define SYSTEMD_DEST "org.freedesktop.systemd1"
+#define SYSTEMD_PATH "/org/freedesktop/systemd1"
+#define SYSTEMD_UNIT_PREFIX "/org/freedesktop/systemd1/unit"
+#define SYSTEMD_MANAGER "org.freedesktop.systemd1.Manager"
+#define SYSTEMD_UNIT "org.freedesktop.systemd1.Unit"
+#define SYSTEMD_SERVICE "org.freedesktop.systemd1.Service"
 #define DLD_DEFAULT_POLICY_DIR "/etc/dld/policies.d"
 #define DLD_DEFAULT_RUN_DIR "/run/dld"
 /* How often the threads of admitted services are checked for new ones:
@@ -77,6 +85,10 @@ int manager_reload(Manager *m, const char **ret_error_name, char **ret_message);
 
 /* apply.c: applies a validated policy; same failure contract. */
 int manager_apply_policy(Manager *m, Policy *np, const char **ret_error_name, char **ret_message);
+
+/* Sets the D-Bus error name and a formatted message for the caller (the
+ * failure contract of manager_reload() and friends); returns -EINVAL. */
+int set_error(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) _printf_(4, 5);
 
 /* Kernel state for the API. */
 unsigned manager_cpus(Manager *m);

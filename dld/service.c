@@ -13,11 +13,6 @@
 #include "timespan.h"
 #include "unitname.h"
 
-#define SYSTEMD_DEST "org.freedesktop.systemd1"
-#define SYSTEMD_PATH "/org/freedesktop/systemd1"
-#define SYSTEMD_MANAGER "org.freedesktop.systemd1.Manager"
-#define SYSTEMD_UNIT "org.freedesktop.systemd1.Unit"
-#define SYSTEMD_SERVICE "org.freedesktop.systemd1.Service"
 
 const char *service_state_to_string(ServiceState s) {
         static const char * const names[] = {
@@ -53,7 +48,7 @@ int unit_info_get(Manager *m, const char *unit, UnitInfo *ret, sd_bus_error *err
             (r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "FragmentPath", error, &u.fragment_path)) < 0 ||
             (r = sd_bus_get_property_strv(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "DropInPaths", error, &u.dropin_paths)) < 0)
                 goto fail;
-        if (strlen(unit) > 8 && strcmp(unit + strlen(unit) - 8, ".service") == 0 &&
+        if (unit_name_is_service(unit) &&
             ((r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "ControlGroup", error, &u.cgroup)) < 0 ||
              (r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "Slice", error, &u.slice)) < 0))
                 goto fail;
@@ -566,20 +561,6 @@ static int write_manual(Manager *m, const char *unit, const DeadlineRequest *req
         return 0;
 }
 
-static int error_message(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) _printf_(4, 5);
-static int error_message(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) {
-        va_list ap;
-        int r;
-
-        *ret_error = name;
-        va_start(ap, fmt);
-        r = vasprintf(ret_message, fmt, ap);
-        va_end(ap);
-        if (r < 0)
-                *ret_message = NULL;
-        return -EINVAL;
-}
-
 int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
                          const char **ret_error, char **ret_message) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -589,18 +570,18 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
         Service *s;
         int r;
 
-        if (!unit_name_is_valid(unit) || strlen(unit) < 9 || strcmp(unit + strlen(unit) - 8, ".service") != 0)
-                return error_message(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST, "\"%s\" is not a service unit name", unit);
+        if (!unit_name_is_service(unit))
+                return set_error(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST, "\"%s\" is not a service unit name", unit);
         problem = dl_task_params_problem(req.runtime_usec, req.deadline_usec, req.period_usec);
         if (problem)
-                return error_message(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST,
+                return set_error(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST,
                                      "runtime %" PRIu64 "us, deadline %" PRIu64 "us, period %" PRIu64 "us: %s",
                                      req.runtime_usec, req.deadline_usec, req.period_usec, problem);
         r = unit_info_get(m, unit, &u, &e);
         if (r < 0 || streq_ptr(u.load_state, "not-found"))
-                return error_message(ret_error, ret_message, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
+                return set_error(ret_error, ret_message, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
         if (!streq_ptr(u.active_state, "active") && !streq_ptr(u.active_state, "reloading"))
-                return error_message(ret_error, ret_message, DLD_ERROR_UNIT_NOT_ACTIVE,
+                return set_error(ret_error, ret_message, DLD_ERROR_UNIT_NOT_ACTIVE,
                                      "%s is %s, not active: nothing to admit", unit, u.active_state ?: "unknown");
 
         s = manager_find_service(m, unit);
@@ -631,7 +612,7 @@ int manager_release_manual(Manager *m, const char *unit, const char **ret_error,
         _cleanup_free_ char *mpath = manual_path(m, unit);
 
         if (!s)
-                return error_message(ret_error, ret_message, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
+                return set_error(ret_error, ret_message, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
         if (mpath)
                 (void) unlink(mpath);
         if (s->state == SERVICE_ADMITTED) {

@@ -34,6 +34,15 @@ bool unit_name_is_valid(const char *name) {
         return false;
 }
 
+bool unit_name_is_service(const char *name) {
+        size_t l;
+
+        if (!unit_name_is_valid(name))
+                return false;
+        l = strlen(name);
+        return l > 8 && strcmp(name + l - 8, ".service") == 0;
+}
+
 static bool has_slice_suffix(const char *name, size_t *ret_prefix_len) {
         size_t l = strlen(name);
 

@@ -12,6 +12,9 @@
  * at most 255 characters; type is one of systemd's unit types. */
 bool unit_name_is_valid(const char *name);
 
+/* A valid unit name of type service ("x.service"). */
+bool unit_name_is_service(const char *name);
+
 /* A slice name: a valid unit name ending in ".slice", other than the root
  * "-.slice", whose dash-separated parts are all non-empty
  * ("a-b.slice", not "-a.slice", "a-.slice" or "a--b.slice"). */

@@ -21,6 +21,9 @@ int main(void) {
         ok(!unit_name_is_valid("foo"), "name without type invalid");
         ok(!unit_name_is_valid("foo.bar"), "unknown type invalid");
         ok(!unit_name_is_valid("foo/x.service"), "slash invalid");
+        ok(unit_name_is_service("a-b.service"), "a service");
+        ok(!unit_name_is_service("a.slice"), "a slice is not a service");
+        ok(!unit_name_is_service(".service"), "empty prefix is not a service");
 
         ok(group_name_is_valid("media_1-a"), "group name valid");
         ok(!group_name_is_valid(""), "empty group name invalid");
