@@ -389,13 +389,23 @@ int policy_group_for_slice(const Policy *p, const char *slice) {
         return best;
 }
 
-/* Depth of a group in the nesting of groups (0: directly in the system pool). */
-static unsigned group_depth(const Policy *p, size_t i) {
+unsigned policy_group_depth(const Policy *p, size_t i) {
         unsigned depth = 0;
 
         for (int j = p->groups[i].parent; j >= 0; j = p->groups[j].parent)
                 depth++;
         return depth;
+}
+
+unsigned policy_max_depth(const Policy *p) {
+        unsigned max = 0;
+
+        for (size_t i = 0; i < p->n_groups; i++) {
+                unsigned d = policy_group_depth(p, i);
+                if (d > max)
+                        max = d;
+        }
+        return max;
 }
 
 static int group_problem(DiagList *d, const PolicyGroup *g, const char *fmt, ...) _printf_(3, 4);
@@ -413,7 +423,7 @@ int policy_validate(Policy *p, const SystemBudget *current, DiagList *d) {
         _cleanup_free_ DlNode *nodes = NULL;
         SystemBudget eff = *current;
         const char *sysproblem;
-        unsigned max_depth = 0;
+        unsigned max_depth;
         DlModel m;
         int ret = 0, k;
 
@@ -480,18 +490,14 @@ int policy_validate(Policy *p, const SystemBudget *current, DiagList *d) {
         if (!nodes)
                 return -ENOMEM;
         dl_model_init(&m, 1, eff.dl_runtime_us, eff.dl_period_us, eff.rt_runtime_us, eff.rt_period_us);
-        for (size_t i = 0; i < p->n_groups; i++) {
-                unsigned depth = group_depth(p, i);
-                if (depth > max_depth)
-                        max_depth = depth;
-        }
+        max_depth = policy_max_depth(p);
         for (unsigned depth = 0; depth <= max_depth; depth++)
                 for (size_t i = 0; i < p->n_groups; i++) {
                         PolicyGroup *g = &p->groups[i];
                         DlNode *parent = g->parent >= 0 ? &nodes[g->parent] : NULL;
                         char a[PERCENT_MAX], b[PERCENT_MAX];
 
-                        if (group_depth(p, i) != depth)
+                        if (policy_group_depth(p, i) != depth)
                                 continue;
                         dl_model_add_node(&m, &nodes[i], parent);
                         if (dl_model_set_reservation(&m, &nodes[i], g->runtime_us, g->period_us) == 0)

@@ -83,6 +83,11 @@ int policy_validate(Policy *p, const SystemBudget *current, DiagList *d);
 int policy_group_for_slice(const Policy *p, const char *slice);
 int policy_group_by_name(const Policy *p, const char *name);
 
+/* How many groups a validated group nests in (0: directly in the system
+ * pool), and the deepest such level: reservations are made parents first. */
+unsigned policy_group_depth(const Policy *p, size_t i);
+unsigned policy_max_depth(const Policy *p);
+
 /* Loads every *.json file of dir in name order (parse only). I/O helper
  * shared by dld and dlconf. -ENOENT if dir does not exist. */
 int policy_load_directory(Policy *p, const char *dir, DiagList *d);

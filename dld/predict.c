@@ -71,7 +71,7 @@ int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
         _cleanup_free_ DlNode *groups = NULL, *units = NULL;
         _cleanup_free_ unsigned *count = NULL;
         DlModel m;
-        unsigned max_depth = 0;
+        unsigned max_depth;
 
         groups = calloc(p->n_groups + 1, sizeof(DlNode));
         units = calloc(n + 1, sizeof(DlNode));
@@ -82,19 +82,10 @@ int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
         /* The groups as the policy sets them (validated: they fit), parents first. */
         dl_model_init(&m, cpus, p->system.dl_runtime_us, p->system.dl_period_us,
                       p->system.rt_runtime_us, p->system.rt_period_us);
-        for (size_t i = 0; i < p->n_groups; i++) {
-                unsigned d = 0;
-                for (int j = p->groups[i].parent; j >= 0; j = p->groups[j].parent)
-                        d++;
-                if (d > max_depth)
-                        max_depth = d;
-        }
+        max_depth = policy_max_depth(p);
         for (unsigned depth = 0; depth <= max_depth; depth++)
                 for (size_t i = 0; i < p->n_groups; i++) {
-                        unsigned d = 0;
-                        for (int j = p->groups[i].parent; j >= 0; j = p->groups[j].parent)
-                                d++;
-                        if (d != depth)
+                        if (policy_group_depth(p, i) != depth)
                                 continue;
                         dl_model_add_node(&m, &groups[i], p->groups[i].parent >= 0 ? &groups[p->groups[i].parent] : NULL);
                         (void) dl_model_set_reservation(&m, &groups[i], p->groups[i].runtime_us, p->groups[i].period_us);
