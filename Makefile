@@ -13,7 +13,7 @@ export TOP BUILD KERNEL_VARIANT
 
 # Userspace sub-projects (each with its own Makefile, see HACKING.md).
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests/guest/Makefile))
-SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(notdir $(1)) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
+SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
 .PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch \
 	userspace rootfs image check check-host check-guest run demo clean distclean
@@ -21,7 +21,7 @@ SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(notdir $(1)) HEADERS=$(BUILD)/headers/inc
 all: kernel userspace
 
 deps:
-	@tests/harness/deps.sh all
+	@scripts/deps.sh all
 
 kernel:
 	@kernel/scripts/build.sh kernel
@@ -42,7 +42,7 @@ kernel-checkpatch:
 	@kernel/scripts/tree.sh check
 
 userspace: headers
-	@tests/harness/deps.sh userspace
+	@scripts/deps.sh userspace
 	@set -e; for d in $(SUBDIRS); do $(call SUBMAKE,$$d) all; done
 
 rootfs:

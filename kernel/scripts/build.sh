@@ -2,7 +2,9 @@
 # Build the dlsched guest kernel: pristine linux-source-6.1 + kernel/series,
 # configured from defconfig + kvm_guest.config + kernel/config/*.config.
 #
-#   build.sh [kernel|headers|config|source]     (default: kernel)
+#   build.sh [kernel|headers|config|source|base]     (default: kernel)
+#
+# base: the pristine tree only; source: with the series applied.
 #
 # Environment: KERNEL_VARIANT=normal|debug, BUILD, DLSCHED_CACHE, JOBS.
 #
@@ -151,12 +153,21 @@ prepare() {
 }
 
 cmd=${1:-kernel}
+mkdir -p "$CACHE" "$BUILD"
+# The work tree belongs to one build at a time.
+exec {tree_lock}>"$BUILD/.linux.lock"
+flock "$tree_lock"
 # One heavy job at a time per machine: parallel kernel builds and guest boots
 # on two cores only slow each other down.
-mkdir -p "$CACHE"
-exec {heavy_lock}>"$CACHE/heavy.lock"
-flock "$heavy_lock"
 case $cmd in
+kernel|headers|config)
+	exec {heavy_lock}>"$CACHE/heavy.lock"
+	flock "$heavy_lock";;
+esac
+case $cmd in
+base)
+	need_packages "${KERNEL_BUILD_PACKAGES[@]}"
+	ensure_base;;
 source)
 	prepare;;
 config)

@@ -59,10 +59,17 @@ export)
 	rm -rf "$tmp"
 	note "exported $(series_patches | wc -l) patches to kernel/patches";;
 check)
-	"$TOP/kernel/scripts/build.sh" source
+	"$TOP/kernel/scripts/build.sh" base
 	rc=0
+	n=$(series_patches | wc -l)
+	echo "TAP version 13"
+	if [ "$n" -eq 0 ]; then
+		echo "1..0 # SKIP the series is empty"
+		exit 0
+	fi
+	echo "1..$n"
 	while read -r p; do
-		if out=$("$BUILD/linux/scripts/checkpatch.pl" --strict --no-tree --quiet "$SERIES_DIR/patches/$p" 2>&1); then
+		if out=$(cd "$BUILD/linux" && scripts/checkpatch.pl --strict --quiet "$SERIES_DIR/patches/$p" 2>&1); then
 			echo "ok - checkpatch --strict $p"
 		else
 			echo "not ok - checkpatch --strict $p"

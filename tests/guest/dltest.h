@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the dlsched guest tests: syscall wrappers the C library
+ * does not have, and small file accessors that return -errno.
+ * Output is TAP through kselftest.h.
+ */
+#ifndef DLTEST_H
+#define DLTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <sched.h>
+#include <linux/sched.h>
+/* glibc's <sched.h> has its own struct sched_param; keep the kernel's apart. */
+#define sched_param kernel_sched_param
+#include <linux/sched/types.h>
+#undef sched_param
+
+#include "kselftest.h"
+
+#define BW_SHIFT 20
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
+
+static inline int sched_setattr(pid_t pid, const struct sched_attr *attr, unsigned int flags)
+{
+	return syscall(SYS_sched_setattr, pid, attr, flags);
+}
+
+static inline int sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size, unsigned int flags)
+{
+	return syscall(SYS_sched_getattr, pid, attr, size, flags);
+}
+
+/* Fixed-point bandwidth as the kernel computes it (to_ratio() in core.c). */
+static inline uint64_t dl_ratio(uint64_t period, uint64_t runtime)
+{
+	if (!period)
+		return 0;
+	return (runtime << BW_SHIFT) / period;
+}
+
+static inline struct sched_attr dl_attr(uint64_t runtime_ns, uint64_t deadline_ns, uint64_t period_ns)
+{
+	struct sched_attr a = {
+		.size = sizeof(a),
+		.sched_policy = SCHED_DEADLINE,
+		.sched_runtime = runtime_ns,
+		.sched_deadline = deadline_ns,
+		.sched_period = period_ns,
+	};
+	return a;
+}
+
+/* Make the calling thread SCHED_DEADLINE; returns 0 or -errno. */
+static inline int dl_enter(uint64_t runtime_ns, uint64_t deadline_ns, uint64_t period_ns, uint64_t flags)
+{
+	struct sched_attr a = dl_attr(runtime_ns, deadline_ns, period_ns);
+
+	a.sched_flags = flags;
+	return sched_setattr(0, &a, 0) ? -errno : 0;
+}
+
+static inline int dl_leave(void)
+{
+	struct sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_OTHER };
+
+	return sched_setattr(0, &a, 0) ? -errno : 0;
+}
+
+/* Read a file holding one integer; returns 0 or -errno. */
+static inline int read_ll(const char *path, long long *val)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	errno = 0;
+	*val = strtoll(buf, NULL, 10);
+	return errno ? -errno : 0;
+}
+
+/* Write a string with a single write(2); returns 0 or -errno. */
+static inline int write_str(const char *path, const char *s)
+{
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+static inline int write_ll(const char *path, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	return write_str(path, buf);
+}
+
+static inline int online_cpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * The root domain's deadline admission cap in fixed point: per-CPU
+ * runtime/period of the deadline knobs (sched_dl_*, this series) or of the
+ * RT knobs (mainline), times the online CPUs. -1 when admission is off.
+ */
+static inline long long dl_admission_cap(void)
+{
+	long long rt, per;
+
+	if (read_ll("/proc/sys/kernel/sched_dl_runtime_us", &rt) ||
+	    read_ll("/proc/sys/kernel/sched_dl_period_us", &per)) {
+		if (read_ll("/proc/sys/kernel/sched_rt_runtime_us", &rt) ||
+		    read_ll("/proc/sys/kernel/sched_rt_period_us", &per))
+			return -1;
+	}
+	if (rt < 0)
+		return -1;
+	return (long long)dl_ratio(per, rt) * online_cpus();
+}
+
+#endif

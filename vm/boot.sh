@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Boot the guest: build/bzImage-<variant> on build/guest.img.
+#
+#   boot.sh run                    interactive, root on the serial console
+#                                  (Ctrl-a x quits)
+#   boot.sh check LOG RESULTS      unattended: console to LOG, the tests'
+#                                  results port to RESULTS; killed after
+#                                  GUEST_TIMEOUT seconds (exit 124)
+#
+# Environment: BOOT_ARGS (appended to the kernel command line), TESTS (glob
+# list of guest tests), VCPUS (default 4), GUEST_MEM (MiB, default 2048),
+# QEMU_ACCEL (tcg by default; kvm only when asked for: KVM guests hang on
+# the machines this was written on), GUEST_TIMEOUT (default 1800).
+set -euo pipefail
+. "$(dirname "$0")/../scripts/common.sh"
+
+mode=${1:-run}
+variant=${KERNEL_VARIANT:-normal}
+kernel=$BUILD/bzImage-$variant
+img=$BUILD/guest.img
+[ -f "$kernel" ] || die "$kernel missing (make kernel)"
+[ -f "$img" ] || die "$img missing (make image)"
+need_packages "${VM_PACKAGES[@]}"
+
+accel=${QEMU_ACCEL:-tcg}
+case $accel in
+tcg) accel_args=(-accel tcg,thread=multi -cpu max);;
+kvm) accel_args=(-accel kvm -cpu host);;
+*) die "QEMU_ACCEL must be tcg or kvm";;
+esac
+
+append="root=/dev/vda rw console=ttyS0,115200 panic=-1 dlsched.mode=$mode"
+[ -n "${TESTS:-}" ] && append+=" dlsched.tests=$(echo "$TESTS" | tr ' ' ',')"
+[ -n "${BOOT_ARGS:-}" ] && append+=" $BOOT_ARGS"
+
+qemu=(qemu-system-x86_64 "${accel_args[@]}" -machine q35
+      -smp "${VCPUS:-4}" -m "${GUEST_MEM:-2048}"
+      -kernel "$kernel" -append "$append"
+      -drive "file=$img,if=virtio,format=raw,snapshot=on"
+      -device virtio-rng-pci -nic none -no-reboot)
+
+case $mode in
+run)
+	echo "Booting $(cat "$BUILD/kernel.release-$variant") (Ctrl-a x quits; changes are discarded)" >&2
+	exec "${qemu[@]}" -nographic -serial mon:stdio;;
+check)
+	log=${2:?console log path}
+	results=${3:?results path}
+	rm -f "$log" "$results"
+	mkdir -p "$CACHE"
+	exec {heavy_lock}>"$CACHE/heavy.lock"
+	flock "$heavy_lock"
+	# The results port is a file chardev: whatever the guest wrote before a
+	# hang or a timeout is still there for the host to read.
+	timeout -k 10 "${GUEST_TIMEOUT:-1800}" "${qemu[@]}" -display none -monitor none \
+		-serial "file:$log" \
+		-device virtio-serial-pci \
+		-chardev "file,id=results,path=$results" \
+		-device virtserialport,chardev=results,name=dlsched.results;;
+*)
+	die "usage: boot.sh run | boot.sh check LOG RESULTS";;
+esac
