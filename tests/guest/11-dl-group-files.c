@@ -85,12 +85,12 @@ int main(void)
 			 write_expect("", "cpu.dl_period_us", "9999", EINVAL) &&
 			 file_is("", 10000, 1000000, 0),
 			 "period below the runtime: EINVAL, nothing changed\n");
-	ksft_test_result(write_expect("", "cpu.dl_period_us", "20000", 0) &&
-			 write_expect("", "cpu.dl_runtime_us", "20001", EINVAL) &&
-			 file_is("", 10000, 20000, 0),
+	ksft_test_result(write_expect("", "cpu.dl_period_us", "200000", 0) &&
+			 write_expect("", "cpu.dl_runtime_us", "200001", EINVAL) &&
+			 file_is("", 10000, 200000, 0),
 			 "runtime above the period: EINVAL, nothing changed\n");
 	err = cg_write("", "cpu.dl_total_bw", "0");
-	ksft_test_result(err && file_is("", 10000, 20000, 0),
+	ksft_test_result(err && file_is("", 10000, 200000, 0),
 			 "cpu.dl_total_bw is read-only (%s)\n", strerror(-err));
 
 	/* Valid writes read back exactly and are charged to the pool. */
