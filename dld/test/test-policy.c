@@ -188,8 +188,37 @@ static void test_bad(void) {
         policy_done(&p);
 }
 
+static void check_example(const char *name, int want, const char *want_msg) {
+        char path[512];
+        char *paths[] = { path, NULL };
+        Policy p = {};
+        DiagList d = {};
+        int r;
+
+        snprintf(path, sizeof(path), "%s/%s", POLICY_EXAMPLES, name);
+        r = policy_load_files(&p, paths, &d);
+        if (r == 0)
+                r = policy_validate(&p, &defaults, &d);
+        is_int(r, want, "shipped example %s: %s", name, want ? "refused" : "valid");
+        if (want_msg) {
+                char *msg = d.n ? diag_format(&d.items[0]) : NULL;
+
+                ok(msg && strstr(msg, want_msg), "shipped example %s: message", name);
+                if (msg && !strstr(msg, want_msg))
+                        printf("# %s\n", msg);
+                free(msg);
+        } else if (r < 0 && d.n)
+                printf("# %s\n", d.items[0].message);
+        policy_done(&p);
+        diag_list_done(&d);
+}
+
 int main(void) {
         tap_begin();
+        check_example("demo.json", 0, NULL);
+        check_example("nested.json", 0, NULL);
+        check_example("broken.json", -EINVAL,
+                      "$.groups[1]: group \"control\" (20.00% of each CPU) does not fit together with the groups before it: 10.00% left in the system budget");
         test_good();
         test_directory();
         test_bad();

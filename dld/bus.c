@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* org.dlsched.Dld1.Manager: see org.dlsched.Dld1.xml. */
+#include "dld-bus.h"
+#include "log.h"
+#include "manager.h"
+#include "predict.h"
+#include "unitname.h"
+
+/* Root only: the bus policy says so too, this is the second lock. */
+static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
+        if (r < 0)
+                return r;
+        r = sd_bus_creds_get_euid(creds, &uid);
+        if (r < 0)
+                return r;
+        if (uid != 0)
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "only root may use dld's API");
+        return 0;
+}
+
+static int reply_error(sd_bus_error *error, const char *name, char *message, int r) {
+        int k = sd_bus_error_set(error, name ?: DLD_ERROR_REFUSED, message ?: strerror(r < 0 ? -r : r));
+
+        free(message);
+        return k;
+}
+
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        SystemBudget b = SYSTEM_BUDGET_DEFAULTS;
+        uint64_t total = 0;
+
+        (void) bus, (void) path, (void) interface, (void) error;
+        (void) kernelfs_read_budget(m->kfs, &b);
+        if (strcmp(property, "Version") == 0)
+                return sd_bus_message_append(reply, "s", DLD_VERSION);
+        if (strcmp(property, "PolicyDirectory") == 0)
+                return sd_bus_message_append(reply, "s", m->policy_dir);
+        if (strcmp(property, "PolicyFiles") == 0)
+                return sd_bus_message_append_strv(reply, m->policy.files ?: (char *[]) { NULL });
+        if (strcmp(property, "CgroupHierarchy") == 0)
+                return sd_bus_message_append(reply, "s", cgroup_hierarchy_to_string(m->kfs->hierarchy));
+        if (strcmp(property, "CPUs") == 0)
+                return sd_bus_message_append(reply, "u", manager_cpus(m));
+        if (strcmp(property, "SystemRuntimeUSec") == 0)
+                return sd_bus_message_append(reply, "x", b.dl_runtime_us);
+        if (strcmp(property, "SystemPeriodUSec") == 0)
+                return sd_bus_message_append(reply, "t", b.dl_period_us);
+        if (strcmp(property, "SystemBandwidth") == 0)
+                return sd_bus_message_append(reply, "t", dl_capacity(manager_cpus(m), b.dl_runtime_us, b.dl_period_us));
+        if (strcmp(property, "SystemAllocated") == 0) {
+                (void) kernelfs_read_total_bw(m->kfs, &total);
+                return sd_bus_message_append(reply, "t", total);
+        }
+        if (strcmp(property, "RTRuntimeUSec") == 0)
+                return sd_bus_message_append(reply, "x", b.rt_runtime_us);
+        if (strcmp(property, "RTPeriodUSec") == 0)
+                return sd_bus_message_append(reply, "t", b.rt_period_us);
+        return -ENOENT;
+}
+
+static int append_group(Manager *m, sd_bus_message *reply, const PolicyGroup *g) {
+        _cleanup_free_ char *cg = slice_cgroup_path(g->slice);
+        unsigned cpus = manager_cpus(m);
+        uint64_t reserved = dl_capacity(cpus, g->runtime_us, g->period_us);
+        int64_t allocated = 0;
+
+        if (cg)
+                (void) kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_total_bw", &allocated);
+        if (allocated < 0)
+                allocated = 0;
+        return sd_bus_message_append(reply, DLD_GROUP_SIGNATURE, g->name, g->slice, g->runtime_us, g->period_us,
+                                     reserved, (uint64_t) allocated,
+                                     reserved > (uint64_t) allocated ? reserved - (uint64_t) allocated : (uint64_t) 0,
+                                     g->max_request_bw, g->max_services,
+                                     manager_count_admitted(m, g->name, NULL),
+                                     refusal_action_to_string(g->on_refusal));
+}
+
+static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *m = userdata;
+        int r;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', DLD_GROUP_SIGNATURE)) < 0)
+                return r;
+        for (size_t i = 0; i < m->policy.n_groups; i++)
+                if ((r = append_group(m, reply, &m->policy.groups[i])) < 0)
+                        return r;
+        if ((r = sd_bus_message_close_container(reply)) < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int append_service(Manager *m, sd_bus_message *reply, const Service *s) {
+        return sd_bus_message_append(reply, DLD_SERVICE_SIGNATURE, s->unit, s->group ?: "",
+                                     service_state_to_string(s->state),
+                                     s->req.runtime_usec, s->req.deadline_usec, s->req.period_usec,
+                                     s->state == SERVICE_ADMITTED
+                                             ? dl_capacity(manager_cpus(m), s->req.runtime_usec, s->req.period_usec)
+                                             : (uint64_t) 0,
+                                     s->threads_dl, s->threads_total,
+                                     s->manual ? "manual" : "dropin", s->reason ?: "");
+}
+
+static int method_list_services(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *m = userdata;
+        int r;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', DLD_SERVICE_SIGNATURE)) < 0)
+                return r;
+        for (size_t i = 0; i < m->n_services; i++)
+                if ((r = append_service(m, reply, m->services[i])) < 0)
+                        return r;
+        if ((r = sd_bus_message_close_container(reply)) < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_service(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *m = userdata;
+        const char *unit;
+        Service *s;
+        int r;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        if ((r = sd_bus_message_read(msg, "s", &unit)) < 0)
+                return r;
+        s = manager_find_service(m, unit);
+        if (!s)
+                return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
+        if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
+            (r = append_service(m, reply, s)) < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_admit_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *unit, *error_name = NULL;
+        char *message = NULL;
+        uint64_t runtime, deadline, period;
+        int r;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        if ((r = sd_bus_message_read(msg, "sttt", &unit, &runtime, &deadline, &period)) < 0)
+                return r;
+        r = manager_admit_manual(m, unit, runtime, deadline, period, &error_name, &message);
+        if (r < 0)
+                return reply_error(error, error_name, message, r);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *unit, *error_name = NULL;
+        char *message = NULL;
+        int r;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        if ((r = sd_bus_message_read(msg, "s", &unit)) < 0)
+                return r;
+        r = manager_release_manual(m, unit, &error_name, &message);
+        if (r < 0)
+                return reply_error(error, error_name, message, r);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *error_name = NULL;
+        char *message = NULL;
+        int r;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        r = manager_reload(m, &error_name, &message);
+        if (r < 0)
+                return reply_error(error, error_name, message, r);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_check_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ ServiceRequest *reqs = NULL;
+        _cleanup_free_ Verdict *verdicts = NULL;
+        Manager *m = userdata;
+        SystemBudget cur = SYSTEM_BUDGET_DEFAULTS;
+        const char *name, *text;
+        Policy p = {};
+        DiagList d = {};
+        int r, valid;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        (void) kernelfs_read_budget(m->kfs, &cur);
+        if ((r = sd_bus_message_enter_container(msg, 'a', "(ss)")) < 0)
+                return r;
+        while ((r = sd_bus_message_read(msg, "(ss)", &name, &text)) > 0)
+                if (policy_parse(&p, name, text, &d) == -ENOMEM) {
+                        r = -ENOMEM;
+                        break;
+                }
+        if (r < 0)
+                goto finish;
+        valid = d.n == 0 && policy_validate(&p, &cur, &d) == 0;
+
+        if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', "s")) < 0)
+                goto finish;
+        for (size_t i = 0; i < d.n; i++) {
+                _cleanup_free_ char *line = diag_format(&d.items[i]);
+
+                if (!line || (r = sd_bus_message_append(reply, "s", line)) < 0) {
+                        r = line ? r : -ENOMEM;
+                        goto finish;
+                }
+        }
+        if ((r = sd_bus_message_close_container(reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', DLD_VERDICT_SIGNATURE)) < 0)
+                goto finish;
+        if (valid && m->n_services > 0) {
+                reqs = calloc(m->n_services, sizeof(ServiceRequest));
+                verdicts = calloc(m->n_services, sizeof(Verdict));
+                if (!reqs || !verdicts) {
+                        r = -ENOMEM;
+                        goto finish;
+                }
+                for (size_t i = 0; i < m->n_services; i++) {
+                        Service *s = m->services[i];
+
+                        reqs[i] = (ServiceRequest) {
+                                .unit = s->unit, .slice = s->slice, .group = s->req.group,
+                                .runtime_usec = s->req.runtime_usec, .deadline_usec = s->req.deadline_usec,
+                                .period_usec = s->req.period_usec,
+                        };
+                }
+                if ((r = policy_predict(&p, manager_cpus(m), reqs, m->n_services, verdicts)) < 0)
+                        goto finish;
+                for (size_t i = 0; i < m->n_services && r >= 0; i++)
+                        r = sd_bus_message_append(reply, DLD_VERDICT_SIGNATURE, reqs[i].unit,
+                                                  verdicts[i].admitted ? "admitted" : "refused",
+                                                  verdicts[i].reason ?: "");
+                verdicts_done(verdicts, m->n_services);
+                if (r < 0)
+                        goto finish;
+        }
+        if ((r = sd_bus_message_close_container(reply)) < 0)
+                goto finish;
+        r = sd_bus_send(NULL, reply, NULL);
+finish:
+        policy_done(&p);
+        diag_list_done(&d);
+        return r;
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("PolicyDirectory", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("PolicyFiles", "as", property_get, 0, 0),
+        SD_BUS_PROPERTY("CgroupHierarchy", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("CPUs", "u", property_get, 0, 0),
+        SD_BUS_PROPERTY("SystemRuntimeUSec", "x", property_get, 0, 0),
+        SD_BUS_PROPERTY("SystemPeriodUSec", "t", property_get, 0, 0),
+        SD_BUS_PROPERTY("SystemBandwidth", "t", property_get, 0, 0),
+        SD_BUS_PROPERTY("SystemAllocated", "t", property_get, 0, 0),
+        SD_BUS_PROPERTY("RTRuntimeUSec", "x", property_get, 0, 0),
+        SD_BUS_PROPERTY("RTPeriodUSec", "t", property_get, 0, 0),
+        SD_BUS_METHOD_WITH_ARGS("ListGroups", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" DLD_GROUP_SIGNATURE, groups),
+                                method_list_groups, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListServices", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" DLD_SERVICE_SIGNATURE, services),
+                                method_list_services, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetService", SD_BUS_ARGS("s", unit), SD_BUS_RESULT(DLD_SERVICE_SIGNATURE, service),
+                                method_get_service, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("AdmitUnit",
+                                SD_BUS_ARGS("s", unit, "t", runtime_usec, "t", deadline_usec, "t", period_usec),
+                                SD_BUS_NO_RESULT, method_admit_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ReleaseUnit", SD_BUS_ARGS("s", unit), SD_BUS_NO_RESULT,
+                                method_release_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("CheckPolicy", SD_BUS_ARGS("a(ss)", files),
+                                SD_BUS_RESULT("as", errors, "a" DLD_VERDICT_SIGNATURE, verdicts),
+                                method_check_policy, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
+int manager_bus_register(Manager *m) {
+        int r = sd_bus_add_object_vtable(m->bus, NULL, DLD_BUS_PATH, DLD_BUS_INTERFACE, manager_vtable, m);
+
+        if (r < 0)
+                log_error("cannot register %s: %s", DLD_BUS_PATH, strerror(-r));
+        return r;
+}

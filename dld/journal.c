@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+#include <systemd/sd-journal.h>
+
+#include "dld-messages.h"
+#include "journal.h"
+#include "log.h"
+#include "timespan.h"
+
+void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
+                     uint64_t free_bw, const char *reason, const char *action) {
+        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "", freebuf[32] = "";
+        int e = err < 0 ? -err : err;
+
+        timespan_format(rt, sizeof(rt), s->req.runtime_usec);
+        timespan_format(dl, sizeof(dl), s->req.deadline_usec);
+        timespan_format(pe, sizeof(pe), s->req.period_usec);
+        if (free_bw != DL_BW_UNLIMITED) {
+                snprintf(freebuf, sizeof(freebuf), "%" PRIu64, free_bw);
+                bw_to_percent(pct, sizeof(pct), free_bw);
+        }
+        sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s refused by %s%s%s: %s (%s); %s",
+                        s->unit, rt, dl, pe, refused_by_to_string(by),
+                        group ? " in group " : "", group ?: "", reason, errno_name(e),
+                        streq_ptr(action, "fail") ? "stopping the unit" :
+                        streq_ptr(action, "degrade") ? "it runs as a normal task" : "nothing changed",
+                        "MESSAGE_ID=" DLD_MESSAGE_REFUSED,
+                        "PRIORITY=%d", LOG_WARNING,
+                        "UNIT=%s", s->unit,
+                        "OBJECT_SYSTEMD_UNIT=%s", s->unit,
+                        "DLD_RUNTIME_USEC=%" PRIu64, s->req.runtime_usec,
+                        "DLD_DEADLINE_USEC=%" PRIu64, s->req.deadline_usec,
+                        "DLD_PERIOD_USEC=%" PRIu64, s->req.period_usec,
+                        "DLD_GROUP=%s", group ?: "",
+                        "DLD_FREE_BW=%s", freebuf,
+                        "DLD_FREE_PERCENT=%s", pct,
+                        "ERRNO=%d", e,
+                        "DLD_ERRNO_NAME=%s", errno_name(e),
+                        "DLD_REFUSED_BY=%s", refused_by_to_string(by),
+                        "DLD_REASON=%s", reason,
+                        "DLD_ACTION=%s", action,
+                        NULL);
+}
+
+void journal_admitted(const Service *s, uint64_t reserved_bw, uint64_t free_bw) {
+        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "unlimited";
+
+        if (free_bw != DL_BW_UNLIMITED)
+                bw_to_percent(pct, sizeof(pct), free_bw);
+        sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s admitted in group %s, %u thread(s); %s left in the group",
+                        s->unit,
+                        timespan_format(rt, sizeof(rt), s->req.runtime_usec),
+                        timespan_format(dl, sizeof(dl), s->req.deadline_usec),
+                        timespan_format(pe, sizeof(pe), s->req.period_usec),
+                        s->group ?: "-", s->threads_dl, pct,
+                        "MESSAGE_ID=" DLD_MESSAGE_ADMITTED,
+                        "PRIORITY=%d", LOG_INFO,
+                        "UNIT=%s", s->unit,
+                        "OBJECT_SYSTEMD_UNIT=%s", s->unit,
+                        "DLD_RUNTIME_USEC=%" PRIu64, s->req.runtime_usec,
+                        "DLD_DEADLINE_USEC=%" PRIu64, s->req.deadline_usec,
+                        "DLD_PERIOD_USEC=%" PRIu64, s->req.period_usec,
+                        "DLD_GROUP=%s", s->group ?: "",
+                        "DLD_RESERVED_BW=%" PRIu64, reserved_bw,
+                        "DLD_FREE_BW=%" PRIu64, free_bw == DL_BW_UNLIMITED ? 0 : free_bw,
+                        "DLD_THREADS=%u", s->threads_dl,
+                        "DLD_SOURCE=%s", s->manual ? "manual" : "dropin",
+                        NULL);
+}
+
+void journal_released(const Service *s, const char *why) {
+        sd_journal_send("MESSAGE=%s: deadline reservation released (%s)", s->unit, why,
+                        "MESSAGE_ID=" DLD_MESSAGE_RELEASED,
+                        "PRIORITY=%d", LOG_INFO,
+                        "UNIT=%s", s->unit,
+                        "OBJECT_SYSTEMD_UNIT=%s", s->unit,
+                        "DLD_GROUP=%s", s->group ?: "",
+                        "DLD_REASON=%s", why,
+                        NULL);
+}
+
+void journal_dropin_invalid(const char *unit, const char *file, const char *where, const char *message) {
+        sd_journal_send("MESSAGE=%s: %s: %s: %s", unit, file ?: "", where ?: "", message,
+                        "MESSAGE_ID=" DLD_MESSAGE_DROPIN_INVALID,
+                        "PRIORITY=%d", LOG_ERR,
+                        "UNIT=%s", unit,
+                        "OBJECT_SYSTEMD_UNIT=%s", unit,
+                        "DLD_FILE=%s", file ?: "",
+                        "DLD_LINE=%s", where ?: "",
+                        "DLD_REASON=%s", message,
+                        NULL);
+}

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>
+
+#include "dld-bus.h"
+#include "dld-messages.h"
+#include "log.h"
+#include "manager.h"
+#include "timespan.h"
+
+#define SYSTEMD_DEST "org.freedesktop.systemd1"
+#define SYSTEMD_PATH "/org/freedesktop/systemd1"
+#define SYSTEMD_UNIT_PREFIX "/org/freedesktop/systemd1/unit"
+
+int manager_new(const ManagerOptions *o, Manager **ret) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        int r;
+
+        m = calloc(1, sizeof(Manager));
+        if (!m)
+                return -ENOMEM;
+        m->policy_dir = strdup(o->policy_dir ?: DLD_DEFAULT_POLICY_DIR);
+        m->run_dir = strdup(o->run_dir ?: DLD_DEFAULT_RUN_DIR);
+        if (!m->policy_dir || !m->run_dir)
+                return -ENOMEM;
+        m->poll_usec = o->poll_usec ?: DLD_DEFAULT_POLL_USEC;
+        r = kernelfs_new(o->root, &m->kfs);
+        if (r < 0)
+                return r;
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        /* Forget, do not release: reservations outlive dld. */
+        manager_forget_services(m);
+        sd_event_source_unref(m->poll_source);
+        sd_bus_flush_close_unref(m->bus);
+        sd_event_unref(m->event);
+        kernelfs_free(m->kfs);
+        policy_done(&m->policy);
+        free(m->policy_dir);
+        free(m->run_dir);
+        free(m);
+        return NULL;
+}
+
+unsigned manager_cpus(Manager *m) {
+        unsigned n = 1;
+
+        (void) kernelfs_online_cpus(m->kfs, &n);
+        return n;
+}
+
+static void journal_policy(const char *id, int priority, const char *files, const char *message) {
+        sd_journal_send("MESSAGE=%s", message,
+                        "MESSAGE_ID=%s", id,
+                        "PRIORITY=%d", priority,
+                        "DLD_POLICY_FILES=%s", files,
+                        NULL);
+}
+
+static char *files_list(char * const *files) {
+        size_t l = 1;
+        char *s;
+
+        for (char * const *f = files; f && *f; f++)
+                l += strlen(*f) + 1;
+        s = calloc(1, l);
+        if (!s)
+                return NULL;
+        for (char * const *f = files; f && *f; f++) {
+                if (*s)
+                        strcat(s, " ");
+                strcat(s, *f);
+        }
+        return s;
+}
+
+int manager_reload(Manager *m, const char **ret_error, char **ret_message) {
+        _cleanup_free_ char *files = NULL, *msg = NULL;
+        Policy np = {};
+        DiagList d = {};
+        SystemBudget cur;
+        int r;
+
+        r = kernelfs_read_budget(m->kfs, &cur);
+        if (r < 0) {
+                *ret_error = DLD_ERROR_KERNEL_UNSUPPORTED;
+                if (asprintf(ret_message, "cannot read the deadline sysctls: %s", strerror(-r)) < 0)
+                        *ret_message = NULL;
+                return r;
+        }
+
+        r = policy_load_directory(&np, m->policy_dir, &d);
+        if (r == -ENOENT)
+                r = 0;          /* no directory: an empty policy */
+        if (r == 0)
+                r = policy_validate(&np, &cur, &d);
+        files = files_list(np.files);
+        if (r < 0) {
+                *ret_error = DLD_ERROR_POLICY_INVALID;
+                *ret_message = d.n > 0 ? diag_format(&d.items[0]) : strdup(strerror(-r));
+                for (size_t i = 0; i < d.n; i++) {
+                        _cleanup_free_ char *line = diag_format(&d.items[i]);
+                        log_error("policy: %s", line ?: d.items[i].message);
+                }
+                if (asprintf(&msg, "policy in %s rejected (%zu problem(s), first: %s); the previous policy stays in force",
+                             m->policy_dir, d.n, *ret_message ?: "?") >= 0)
+                        journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_ERR, files ?: "", msg);
+                diag_list_done(&d);
+                policy_done(&np);
+                return -EINVAL;
+        }
+        diag_list_done(&d);
+
+        r = manager_apply_policy(m, &np, ret_error, ret_message);
+        if (r < 0) {
+                if (asprintf(&msg, "policy in %s not applied: %s; the previous policy stays in force",
+                             m->policy_dir, *ret_message ?: strerror(-r)) >= 0) {
+                        log_error("%s", msg);
+                        journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_ERR, files ?: "", msg);
+                }
+                policy_done(&np);
+                return r;
+        }
+        policy_done(&m->policy);
+        m->policy = np;
+        if (asprintf(&msg, "policy applied from %s: %zu group(s), deadline budget %lld/%llu us per CPU",
+                     m->policy_dir, m->policy.n_groups, (long long) m->policy.system.dl_runtime_us,
+                     (unsigned long long) m->policy.system.dl_period_us) >= 0) {
+                log_info("%s", msg);
+                journal_policy(DLD_MESSAGE_POLICY_APPLIED, LOG_INFO, files ?: "", msg);
+        }
+        /* Services keep their reservations; their group may have a new name. */
+        for (size_t i = 0; i < m->n_services; i++) {
+                Service *s = m->services[i];
+                int gi = s->slice ? policy_group_for_slice(&m->policy, s->slice) : -1;
+
+                free(s->group);
+                s->group = gi >= 0 ? strdup(m->policy.groups[gi].name) : NULL;
+        }
+        (void) sd_notifyf(false, "STATUS=Policy: %zu group(s), %zu service(s)", m->policy.n_groups, m->n_services);
+        return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        _cleanup_free_ char *message = NULL;
+        const char *error_name = NULL;
+
+        (void) s, (void) si;
+        (void) sd_notify(false, "RELOADING=1");
+        (void) manager_reload(m, &error_name, &message);
+        (void) sd_notify(false, "READY=1");
+        return 0;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+
+        (void) s, (void) si;
+        (void) sd_notify(false, "STOPPING=1");
+        log_info("exiting; reservations of running services stay in place");
+        return sd_event_exit(m->event, 0);
+}
+
+static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        manager_sync_threads(m);
+        (void) sd_event_source_set_time(s, usec + m->poll_usec);
+        return 0;
+}
+
+static bool is_service_name(const char *unit) {
+        size_t l = strlen(unit);
+
+        return l > 8 && strcmp(unit + l - 8, ".service") == 0;
+}
+
+static void handle_state(Manager *m, const char *unit, const char *state) {
+        int r;
+
+        if (!is_service_name(unit))
+                return;
+        if (streq_ptr(state, "active") || streq_ptr(state, "reloading")) {
+                r = manager_unit_active(m, unit);
+                if (r < 0)
+                        log_warning("%s: cannot follow: %s", unit, strerror(-r));
+        } else if (streq_ptr(state, "inactive") || streq_ptr(state, "failed") || streq_ptr(state, "deactivating"))
+                manager_unit_inactive(m, unit);
+}
+
+/* PropertiesChanged of org.freedesktop.systemd1.Unit: only ActiveState matters. */
+static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        _cleanup_free_ char *unit = NULL, *state = NULL;
+        const char *path = sd_bus_message_get_path(msg), *iface;
+        int r;
+
+        (void) ret_error;
+        if (!path || sd_bus_path_decode(path, SYSTEMD_UNIT_PREFIX, &unit) <= 0)
+                return 0;
+        r = sd_bus_message_read(msg, "s", &iface);
+        if (r < 0 || strcmp(iface, "org.freedesktop.systemd1.Unit") != 0)
+                return 0;
+        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+        if (r < 0)
+                return 0;
+        while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
+                const char *name, *value;
+
+                if (sd_bus_message_read(msg, "s", &name) < 0)
+                        return 0;
+                if (strcmp(name, "ActiveState") == 0) {
+                        if (sd_bus_message_read(msg, "v", "s", &value) < 0)
+                                return 0;
+                        state = strdup(value);
+                } else if (sd_bus_message_skip(msg, "v") < 0)
+                        return 0;
+                if (sd_bus_message_exit_container(msg) < 0)
+                        return 0;
+        }
+        if (state)
+                handle_state(m, unit, state);
+        return 0;
+}
+
+/* Follows every active service, as after a restart of dld: the kernel and
+ * systemd hold the truth, dld's memory is rebuilt from them. */
+static int sync_units(Manager *m) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_strv_free_ char **active = NULL;
+        const char *name, *active_state;
+        int r;
+
+        r = sd_bus_call_method(m->bus, SYSTEMD_DEST, SYSTEMD_PATH, "org.freedesktop.systemd1.Manager",
+                               "ListUnits", &e, &reply, NULL);
+        if (r < 0) {
+                log_error("cannot list units: %s", e.message ?: strerror(-r));
+                return r;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "(ssssssouso)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(reply, "(ssssssouso)", &name, NULL, NULL, &active_state,
+                                        NULL, NULL, NULL, NULL, NULL, NULL)) > 0)
+                if (is_service_name(name) && (streq_ptr(active_state, "active") || streq_ptr(active_state, "reloading")))
+                        if (strv_extend(&active, name) < 0)
+                                return -ENOMEM;
+        if (r < 0)
+                return r;
+        reply = sd_bus_message_unref(reply);
+
+        /* The reply is closed before new calls are made from the loop below. */
+        for (char **u = active; u && *u; u++)
+                handle_state(m, *u, "active");
+        return 0;
+}
+
+/* Manual admissions of units that stopped while dld was not running. */
+static void clean_manual(Manager *m) {
+        _cleanup_free_ char *dir = NULL;
+        DIR *d;
+        struct dirent *de;
+
+        if (asprintf(&dir, "%s/manual", m->run_dir) < 0 || !(d = opendir(dir)))
+                return;
+        while ((de = readdir(d))) {
+                size_t l = strlen(de->d_name);
+                _cleanup_free_ char *unit = NULL, *path = NULL;
+
+                if (l <= 5 || strcmp(de->d_name + l - 5, ".conf") != 0)
+                        continue;
+                unit = strndup(de->d_name, l - 5);
+                if (unit && !manager_find_service(m, unit) && asprintf(&path, "%s/%s", dir, de->d_name) >= 0)
+                        (void) unlink(path);
+        }
+        closedir(d);
+}
+
+int manager_start(Manager *m) {
+        _cleanup_free_ char *message = NULL;
+        const char *error_name = NULL;
+        SystemBudget cur;
+        sigset_t ss;
+        int r;
+
+        r = kernelfs_read_budget(m->kfs, &cur);
+        if (r == -EOPNOTSUPP) {
+                log_error("this kernel has no deadline bandwidth sysctls (/proc/sys/kernel/sched_dl_runtime_us): "
+                          "dld needs the dlsched kernel patches");
+                return r;
+        }
+        if (r < 0) {
+                log_error("cannot read the deadline sysctls: %s", strerror(-r));
+                return r;
+        }
+        r = kernelfs_dl_groups_supported(m->kfs);
+        m->dl_groups = r != 0;  /* unknown (no cgroup with cpu yet): assume so, writes will tell */
+        if (r == 0)
+                log_warning("this kernel has no per-cgroup deadline bandwidth (cpu.dl_runtime_us, "
+                            "CONFIG_DEADLINE_GROUP_SCHED): policies with groups and service requests will be refused");
+
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGHUP);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        if ((r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGTERM, on_sigterm, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, NULL, SIGINT, on_sigterm, m)) < 0)
+                return r;
+        r = sd_event_set_watchdog(m->event, true);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_open_system(&m->bus);
+        if (r < 0) {
+                log_error("cannot connect to the system bus: %s", strerror(-r));
+                return r;
+        }
+        r = sd_bus_match_signal(m->bus, NULL, SYSTEMD_DEST, NULL, "org.freedesktop.DBus.Properties",
+                                "PropertiesChanged", on_properties_changed, m);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(m->bus, SYSTEMD_DEST, SYSTEMD_PATH, "org.freedesktop.systemd1.Manager",
+                               "Subscribe", NULL, NULL, NULL);
+        if (r < 0) {
+                log_error("cannot subscribe to systemd: %s", strerror(-r));
+                return r;
+        }
+        r = manager_bus_register(m);
+        if (r < 0)
+                return r;
+
+        /* The policy first (groups must exist before units are admitted in them). */
+        if (manager_reload(m, &error_name, &message) < 0)
+                log_error("starting without a policy: %s", message ?: "?");
+        r = sync_units(m);
+        if (r < 0)
+                return r;
+        clean_manual(m);
+        manager_release_orphans(m);
+
+        r = sd_event_add_time_relative(m->event, &m->poll_source, CLOCK_MONOTONIC, m->poll_usec, 0, on_poll, m);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(m->poll_source, SD_EVENT_ON);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return r;
+        r = sd_bus_request_name(m->bus, DLD_BUS_NAME, 0);
+        if (r < 0) {
+                log_error("cannot own %s: %s", DLD_BUS_NAME, strerror(-r));
+                return r;
+        }
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Policy: %zu group(s), %zu service(s)",
+                          m->policy.n_groups, m->n_services);
+        log_info("dld %s ready: policy %s, %zu service(s) followed, threads checked every %" PRIu64 "ms",
+                 DLD_VERSION, m->policy_dir, m->n_services, (uint64_t) (m->poll_usec / USEC_PER_MSEC));
+        return 0;
+}
+
+int manager_run(Manager *m) {
+        return sd_event_loop(m->event);
+}

@@ -1,0 +1,665 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Following services: reading their requests, admitting them (reservation in
+ * the unit's cgroup, threads to SCHED_DEADLINE), refusing and releasing. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "dld-bus.h"
+#include "journal.h"
+#include "log.h"
+#include "manager.h"
+#include "sched-util.h"
+#include "timespan.h"
+#include "unitname.h"
+
+#define SYSTEMD_DEST "org.freedesktop.systemd1"
+#define SYSTEMD_PATH "/org/freedesktop/systemd1"
+#define SYSTEMD_MANAGER "org.freedesktop.systemd1.Manager"
+#define SYSTEMD_UNIT "org.freedesktop.systemd1.Unit"
+#define SYSTEMD_SERVICE "org.freedesktop.systemd1.Service"
+
+const char *service_state_to_string(ServiceState s) {
+        static const char * const names[] = {
+                [SERVICE_ADMITTED] = "admitted",
+                [SERVICE_DEGRADED] = "degraded",
+                [SERVICE_FAILED] = "failed",
+                [SERVICE_RELEASED] = "released",
+        };
+        return names[s];
+}
+
+void unit_info_done(UnitInfo *u) {
+        free(u->active_state);
+        free(u->load_state);
+        free(u->fragment_path);
+        strv_free(u->dropin_paths);
+        free(u->cgroup);
+        free(u->slice);
+        *u = (UnitInfo) {};
+}
+
+int unit_info_get(Manager *m, const char *unit, UnitInfo *ret, sd_bus_error *error) {
+        _cleanup_free_ char *path = NULL;
+        UnitInfo u = {};
+        int r;
+
+        r = sd_bus_path_encode(SYSTEMD_PATH "/unit", unit, &path);
+        if (r < 0)
+                return r;
+        if ((r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "LoadState", error, &u.load_state)) < 0 ||
+            (r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "ActiveState", error, &u.active_state)) < 0 ||
+            (r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "FragmentPath", error, &u.fragment_path)) < 0 ||
+            (r = sd_bus_get_property_strv(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "DropInPaths", error, &u.dropin_paths)) < 0)
+                goto fail;
+        if (strlen(unit) > 8 && strcmp(unit + strlen(unit) - 8, ".service") == 0 &&
+            ((r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "ControlGroup", error, &u.cgroup)) < 0 ||
+             (r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "Slice", error, &u.slice)) < 0))
+                goto fail;
+        *ret = u;
+        return 0;
+fail:
+        unit_info_done(&u);
+        return r;
+}
+
+static Service *service_free(Service *s) {
+        if (s) {
+                free(s->unit);
+                free(s->cgroup);
+                free(s->slice);
+                free(s->group);
+                free(s->reason);
+                deadline_request_done(&s->req);
+                free(s);
+        }
+        return NULL;
+}
+
+Service *manager_find_service(Manager *m, const char *unit) {
+        for (size_t i = 0; i < m->n_services; i++)
+                if (strcmp(m->services[i]->unit, unit) == 0)
+                        return m->services[i];
+        return NULL;
+}
+
+unsigned manager_count_admitted(Manager *m, const char *group, const Service *except) {
+        unsigned n = 0;
+
+        for (size_t i = 0; i < m->n_services; i++)
+                if (m->services[i] != except && m->services[i]->state == SERVICE_ADMITTED &&
+                    streq_ptr(m->services[i]->group, group))
+                        n++;
+        return n;
+}
+
+static void service_forget(Manager *m, Service *s) {
+        for (size_t i = 0; i < m->n_services; i++)
+                if (m->services[i] == s) {
+                        memmove(&m->services[i], &m->services[i + 1], (m->n_services - i - 1) * sizeof(Service *));
+                        m->n_services--;
+                        break;
+                }
+        service_free(s);
+}
+
+void manager_forget_services(Manager *m) {
+        while (m->n_services > 0)
+                service_free(m->services[--m->n_services]);
+        free(m->services);
+        m->services = NULL;
+}
+
+static char *manual_path(Manager *m, const char *unit) {
+        char *p;
+
+        return asprintf(&p, "%s/manual/%s.conf", m->run_dir, unit) < 0 ? NULL : p;
+}
+
+/* The unit's request: a manual one (AdmitUnit, kept in the run directory)
+ * overrides the X-Deadline keys of its unit file and drop-ins.
+ * 0: request in *req; -ENOENT: none; -EINVAL: malformed (logged). */
+static int read_request(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest *req, bool *ret_manual) {
+        _cleanup_free_ char *mpath = manual_path(m, unit), *mtext = NULL;
+        DiagList d = {};
+        int r = 0, k;
+
+        *req = (DeadlineRequest) {};
+        *ret_manual = false;
+        if (!mpath)
+                return -ENOMEM;
+        if (read_full_file(mpath, &mtext, NULL) == 0) {
+                *ret_manual = true;
+                r = dropin_parse(req, mpath, mtext, &d);
+        } else {
+                if (u->fragment_path && *u->fragment_path) {
+                        _cleanup_free_ char *text = NULL;
+
+                        if (read_full_file(u->fragment_path, &text, NULL) == 0)
+                                r = dropin_parse(req, u->fragment_path, text, &d);
+                }
+                for (char **p = u->dropin_paths; p && *p && r != -ENOMEM; p++) {
+                        _cleanup_free_ char *text = NULL;
+
+                        if (read_full_file(*p, &text, NULL) < 0)
+                                continue;
+                        k = dropin_parse(req, *p, text, &d);
+                        if (k < 0)
+                                r = k;
+                }
+        }
+        if (r == 0)
+                r = dropin_finish(req, &d);
+        if (r == -EINVAL)
+                for (size_t i = 0; i < d.n; i++) {
+                        log_error("%s: %s: %s: %s", unit, d.items[i].file ?: "", d.items[i].where ?: "", d.items[i].message);
+                        journal_dropin_invalid(unit, d.items[i].file, d.items[i].where, d.items[i].message);
+                }
+        diag_list_done(&d);
+        if (r < 0)
+                deadline_request_done(req);
+        return r;
+}
+
+int systemd_set_cpu_weight(Manager *m, const char *unit) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        /* The systemd way to get the cpu controller along the unit's path. */
+        r = sd_bus_call_method(m->bus, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, "SetUnitProperties",
+                               &e, NULL, "sba(sv)", unit, 1, 1, "CPUWeight", "t", (uint64_t) 100);
+        if (r < 0)
+                log_warning("%s: cannot set CPUWeight=100: %s", unit, e.message ?: strerror(-r));
+        return r;
+}
+
+static int call_unit_job(Manager *m, const char *method, const char *unit) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call_method(m->bus, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, method,
+                               &e, NULL, "ss", unit, "replace");
+        if (r < 0)
+                log_warning("%s: %s failed: %s", unit, method, e.message ?: strerror(-r));
+        return r;
+}
+
+int systemd_start_unit(Manager *m, const char *unit) {
+        return call_unit_job(m, "StartUnit", unit);
+}
+
+int systemd_stop_unit(Manager *m, const char *unit) {
+        return call_unit_job(m, "StopUnit", unit);
+}
+
+int wait_for_dl_file(Manager *m, const char *cgroup, uint64_t timeout_usec) {
+        for (uint64_t waited = 0;; waited += 10000) {
+                int64_t v;
+                int r = kernelfs_cgroup_read(m->kfs, cgroup, "cpu.dl_runtime_us", &v);
+
+                if (r != -ENOENT || waited >= timeout_usec)
+                        return r;
+                /* systemd realizes cgroups from its own event loop: give it time. */
+                (void) sd_bus_process(m->bus, NULL);
+                usleep(10000);
+        }
+}
+
+/* Free bandwidth where the unit's reservation goes: the group's slice. */
+static uint64_t group_free_bw(Manager *m, const char *group) {
+        int gi = group ? policy_group_by_name(&m->policy, group) : -1;
+        _cleanup_free_ char *cg = NULL;
+        int64_t rt, pe, total;
+        uint64_t cap;
+
+        if (gi < 0)
+                return DL_BW_UNLIMITED;
+        cg = slice_cgroup_path(m->policy.groups[gi].slice);
+        if (!cg || kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_runtime_us", &rt) < 0 ||
+            kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_period_us", &pe) < 0 ||
+            kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_total_bw", &total) < 0 || pe <= 0)
+                return DL_BW_UNLIMITED;
+        cap = dl_capacity(manager_cpus(m), rt, (uint64_t) pe);
+        if (cap == DL_BW_UNLIMITED)
+                return cap;
+        return cap > (uint64_t) total ? cap - (uint64_t) total : 0;
+}
+
+/* Threads of the unit back to SCHED_OTHER (those dld made deadline). */
+static void threads_to_normal(Manager *m, Service *s) {
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+
+        if (!s->cgroup || kernelfs_cgroup_threads(m->kfs, s->cgroup, &tids, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                DlSchedAttr a;
+
+                if (sched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
+                        (void) sched_set_normal(tids[i]);
+        }
+        s->threads_dl = 0;
+}
+
+static void reservation_release(Manager *m, Service *s) {
+        int r;
+
+        if (!s->cgroup)
+                return;
+        r = kernelfs_cgroup_write(m->kfs, s->cgroup, "cpu.dl_runtime_us", -1);
+        if (r < 0 && r != -ENOENT)
+                log_warning("%s: cannot release the reservation of %s: %s", s->unit, s->cgroup, strerror(-r));
+}
+
+/* Writes the unit cgroup's reservation. Runtime and period are separate
+ * writes, each checked by the kernel: try both orders, restore on failure. */
+static int reservation_set(Manager *m, Service *s) {
+        int64_t old_rt, old_pe;
+        int r;
+
+        r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &old_rt);
+        if (r < 0)
+                return r;
+        r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_period_us", &old_pe);
+        if (r < 0)
+                return r;
+        if (old_rt == (int64_t) s->req.runtime_usec && old_pe == (int64_t) s->req.period_usec)
+                return 0;       /* already in place: dld restarted */
+
+        for (int order = 0; order < 2; order++) {
+                const char *first = order == 0 ? "cpu.dl_period_us" : "cpu.dl_runtime_us";
+                const char *second = order == 0 ? "cpu.dl_runtime_us" : "cpu.dl_period_us";
+                int64_t v1 = order == 0 ? (int64_t) s->req.period_usec : (int64_t) s->req.runtime_usec;
+                int64_t v2 = order == 0 ? (int64_t) s->req.runtime_usec : (int64_t) s->req.period_usec;
+                int64_t old1 = order == 0 ? old_pe : old_rt;
+
+                r = kernelfs_cgroup_write(m->kfs, s->cgroup, first, v1);
+                if (r < 0)
+                        continue;
+                r = kernelfs_cgroup_write(m->kfs, s->cgroup, second, v2);
+                if (r == 0)
+                        return 0;
+                (void) kernelfs_cgroup_write(m->kfs, s->cgroup, first, old1);
+                if (r != -EINVAL)
+                        break;  /* EBUSY in one order is EBUSY in both */
+        }
+        return r;
+}
+
+/* Every thread of the unit to SCHED_DEADLINE. Returns 0, or the errno of a
+ * refused thread with its id in *ret_tid. */
+static int threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+        unsigned dl = 0;
+        int r;
+
+        r = kernelfs_cgroup_threads(m->kfs, s->cgroup, &tids, &n);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n; i++) {
+                DlSchedAttr a;
+
+                if (sched_get_attr(tids[i], &a) < 0)
+                        continue;       /* gone */
+                if (sched_is_deadline(&a, s->req.runtime_usec, s->req.deadline_usec, s->req.period_usec)) {
+                        dl++;
+                        continue;
+                }
+                r = sched_set_deadline(tids[i], s->req.runtime_usec, s->req.deadline_usec, s->req.period_usec);
+                if (r == -ESRCH)
+                        continue;
+                if (r < 0) {
+                        *ret_tid = tids[i];
+                        s->threads_total = n;
+                        s->threads_dl = dl;
+                        return r;
+                }
+                dl++;
+        }
+        s->threads_total = n;
+        s->threads_dl = dl;
+        return 0;
+}
+
+static int set_reason(Service *s, const char *reason) {
+        char *c = strdup(reason);
+
+        if (!c)
+                return -ENOMEM;
+        free(s->reason);
+        s->reason = c;
+        return 0;
+}
+
+/* Logs the refusal, undoes what was done, and takes the group's action
+ * (take_action false: admitted by hand, the caller decides). */
+static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const char *reason,
+                           uint64_t free_bw, bool take_action) {
+        int gi = s->group ? policy_group_by_name(&m->policy, s->group) : -1;
+        RefusalAction action = gi >= 0 ? m->policy.groups[gi].on_refusal : REFUSAL_DEGRADE;
+        const char *action_name = take_action ? refusal_action_to_string(action) : "none";
+
+        threads_to_normal(m, s);
+        reservation_release(m, s);
+        (void) set_reason(s, reason);
+        log_warning("%s: deadline request refused by %s: %s", s->unit, refused_by_to_string(by), reason);
+        journal_refused(s, s->group, by, err, free_bw, reason, action_name);
+
+        if (take_action && action == REFUSAL_FAIL) {
+                s->state = SERVICE_FAILED;
+                (void) systemd_stop_unit(m, s->unit);
+        } else
+                s->state = SERVICE_DEGRADED;
+}
+
+static int service_admit(Manager *m, Service *s, bool take_action, const char **ret_error, char **ret_message) {
+        ServiceRequest sr = {
+                .unit = s->unit, .slice = s->slice, .group = s->req.group,
+                .runtime_usec = s->req.runtime_usec, .deadline_usec = s->req.deadline_usec,
+                .period_usec = s->req.period_usec,
+        };
+        _cleanup_free_ char *reason = NULL;
+        uint64_t free_bw;
+        pid_t tid = 0;
+        int gi, r;
+
+        r = policy_check_request(&m->policy, &sr, 0, &gi, &reason);
+        if (r == 0 && m->policy.groups[gi].max_services > 0 &&
+            manager_count_admitted(m, m->policy.groups[gi].name, s) >= m->policy.groups[gi].max_services) {
+                r = asprintf(&reason, "group \"%s\" already holds its maximum of %u services (max_services)",
+                             m->policy.groups[gi].name, m->policy.groups[gi].max_services) < 0 ? -ENOMEM : -EPERM;
+        }
+        free(s->group);
+        s->group = gi >= 0 ? strdup(m->policy.groups[gi].name) : NULL;
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                service_refuse(m, s, REFUSED_BY_POLICY, EPERM, reason, group_free_bw(m, s->group), take_action);
+                *ret_error = gi < 0 ? DLD_ERROR_NOT_IN_GROUP : DLD_ERROR_REFUSED;
+                *ret_message = TAKE_PTR(reason);
+                return -EPERM;
+        }
+
+        /* The unit's cgroup needs the cpu controller: ask systemd for it. */
+        r = wait_for_dl_file(m, s->cgroup, 0);
+        if (r == -ENOENT && systemd_set_cpu_weight(m, s->unit) >= 0)
+                r = wait_for_dl_file(m, s->cgroup, 2 * USEC_PER_SEC);
+        if (r < 0) {
+                const char *why = r == -ENOENT && !m->dl_groups
+                        ? "the kernel has no per-cgroup deadline bandwidth (cpu.dl_runtime_us, CONFIG_DEADLINE_GROUP_SCHED)"
+                        : "the unit's cgroup has no cpu.dl_runtime_us (cpu controller not enabled)";
+
+                service_refuse(m, s, REFUSED_BY_ADMISSION, r, why, DL_BW_UNLIMITED, take_action);
+                *ret_error = !m->dl_groups ? DLD_ERROR_KERNEL_UNSUPPORTED : DLD_ERROR_REFUSED;
+                *ret_message = strdup(why);
+                return r;
+        }
+
+        r = reservation_set(m, s);
+        if (r < 0) {
+                char need[PERCENT_MAX], left[PERCENT_MAX];
+
+                free_bw = group_free_bw(m, s->group);
+                if (asprintf(&reason, "the kernel refused the reservation of %s on each of %u CPUs (%s) in %s: %s left in the group",
+                             bw_to_percent(need, sizeof(need), dl_to_ratio(s->req.period_usec, s->req.runtime_usec)),
+                             manager_cpus(m), strerror(-r), s->cgroup,
+                             free_bw == DL_BW_UNLIMITED ? "unknown" : bw_to_percent(left, sizeof(left), free_bw)) < 0)
+                        return -ENOMEM;
+                service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, free_bw, take_action);
+                *ret_error = DLD_ERROR_REFUSED;
+                *ret_message = TAKE_PTR(reason);
+                return r;
+        }
+
+        r = threads_to_deadline(m, s, &tid);
+        if (r < 0) {
+                if (asprintf(&reason, "the kernel refused SCHED_DEADLINE for thread %d (%s): the unit's reservation holds "
+                             "at most %u threads of this size, one per CPU", (int) tid, strerror(-r), manager_cpus(m)) < 0)
+                        return -ENOMEM;
+                service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, group_free_bw(m, s->group), take_action);
+                *ret_error = DLD_ERROR_REFUSED;
+                *ret_message = TAKE_PTR(reason);
+                return r;
+        }
+
+        s->state = SERVICE_ADMITTED;
+        free(s->reason);
+        s->reason = NULL;
+        journal_admitted(s, dl_capacity(manager_cpus(m), s->req.runtime_usec, s->req.period_usec),
+                         group_free_bw(m, s->group));
+        return 0;
+}
+
+static int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest *req, bool manual, Service **ret) {
+        Service *s, **ns;
+
+        s = calloc(1, sizeof(Service));
+        if (!s)
+                return -ENOMEM;
+        s->unit = strdup(unit);
+        s->cgroup = u->cgroup ? strdup(u->cgroup) : NULL;
+        s->slice = u->slice ? strdup(u->slice) : NULL;
+        ns = realloc(m->services, (m->n_services + 1) * sizeof(Service *));
+        if (!s->unit || (u->cgroup && !s->cgroup) || (u->slice && !s->slice) || !ns) {
+                if (ns)
+                        m->services = ns;
+                service_free(s);
+                return -ENOMEM;
+        }
+        s->req = *req;
+        *req = (DeadlineRequest) {};
+        s->manual = manual;
+        m->services = ns;
+        m->services[m->n_services++] = s;
+        *ret = s;
+        return 0;
+}
+
+int manager_unit_active(Manager *m, const char *unit) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(unit_info_done) UnitInfo u = {};
+        _cleanup_free_ char *message = NULL;
+        DeadlineRequest req;
+        const char *error_name;
+        bool manual;
+        Service *s;
+        int r;
+
+        if (manager_find_service(m, unit))
+                return 0;       /* already decided for this activation */
+        r = unit_info_get(m, unit, &u, &e);
+        if (r < 0)
+                return r;
+        if (!u.cgroup || !*u.cgroup)
+                return 0;
+        r = read_request(m, unit, &u, &req, &manual);
+        if (r < 0)
+                return r == -ENOENT || r == -EINVAL ? 0 : r;
+        r = service_new(m, unit, &u, &req, manual, &s);
+        deadline_request_done(&req);
+        if (r < 0)
+                return r;
+        r = service_admit(m, s, true, &error_name, &message);
+        return r == -ENOMEM ? r : 0;
+}
+
+void manager_unit_inactive(Manager *m, const char *unit) {
+        Service *s = manager_find_service(m, unit);
+        _cleanup_free_ char *mpath = manual_path(m, unit);
+
+        if (mpath)
+                (void) unlink(mpath);
+        if (!s)
+                return;
+        if (s->state == SERVICE_ADMITTED) {
+                /* Normally systemd removes the cgroup and the kernel gives the
+                 * reservation back; a cgroup that lingers is released here. */
+                reservation_release(m, s);
+                journal_released(s, "the unit stopped");
+        }
+        service_forget(m, s);
+}
+
+static int write_manual(Manager *m, const char *unit, const DeadlineRequest *req) {
+        _cleanup_free_ char *dir = NULL, *path = manual_path(m, unit), *text = dropin_format(req);
+        _cleanup_close_ int fd = -1;
+        size_t l;
+
+        if (!path || !text || asprintf(&dir, "%s/manual", m->run_dir) < 0)
+                return -ENOMEM;
+        (void) mkdir(m->run_dir, 0755);
+        (void) mkdir(dir, 0755);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        l = strlen(text);
+        if (write(fd, text, l) != (ssize_t) l)
+                return -EIO;
+        return 0;
+}
+
+static int error_message(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) _printf_(4, 5);
+static int error_message(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        *ret_error = name;
+        va_start(ap, fmt);
+        r = vasprintf(ret_message, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                *ret_message = NULL;
+        return -EINVAL;
+}
+
+int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
+                         const char **ret_error, char **ret_message) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(unit_info_done) UnitInfo u = {};
+        DeadlineRequest req = { .runtime_usec = runtime, .deadline_usec = deadline ?: period, .period_usec = period };
+        const char *problem;
+        Service *s;
+        int r;
+
+        if (!unit_name_is_valid(unit) || strlen(unit) < 9 || strcmp(unit + strlen(unit) - 8, ".service") != 0)
+                return error_message(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST, "\"%s\" is not a service unit name", unit);
+        problem = dl_task_params_problem(req.runtime_usec, req.deadline_usec, req.period_usec);
+        if (problem)
+                return error_message(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST,
+                                     "runtime %" PRIu64 "us, deadline %" PRIu64 "us, period %" PRIu64 "us: %s",
+                                     req.runtime_usec, req.deadline_usec, req.period_usec, problem);
+        r = unit_info_get(m, unit, &u, &e);
+        if (r < 0 || streq_ptr(u.load_state, "not-found"))
+                return error_message(ret_error, ret_message, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
+        if (!streq_ptr(u.active_state, "active") && !streq_ptr(u.active_state, "reloading"))
+                return error_message(ret_error, ret_message, DLD_ERROR_UNIT_NOT_ACTIVE,
+                                     "%s is %s, not active: nothing to admit", unit, u.active_state ?: "unknown");
+
+        s = manager_find_service(m, unit);
+        if (s) {
+                /* Keep the unit's cgroup reservation until the new one is in:
+                 * the kernel checks only the difference. */
+                deadline_request_done(&s->req);
+                s->req = req;
+                s->manual = true;
+        } else {
+                r = service_new(m, unit, &u, &req, true, &s);
+                if (r < 0)
+                        return r;
+        }
+        r = service_admit(m, s, false, ret_error, ret_message);
+        if (r < 0)
+                return r;
+        r = write_manual(m, unit, &s->req);
+        if (r < 0)
+                log_warning("%s: cannot record the manual admission: %s", unit, strerror(-r));
+        return 0;
+}
+
+int manager_release_manual(Manager *m, const char *unit, const char **ret_error, char **ret_message) {
+        Service *s = manager_find_service(m, unit);
+        _cleanup_free_ char *mpath = manual_path(m, unit);
+
+        if (!s)
+                return error_message(ret_error, ret_message, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
+        if (mpath)
+                (void) unlink(mpath);
+        if (s->state == SERVICE_ADMITTED) {
+                threads_to_normal(m, s);
+                reservation_release(m, s);
+                journal_released(s, "released by hand");
+        }
+        s->state = SERVICE_RELEASED;
+        return 0;
+}
+
+void manager_sync_threads(Manager *m) {
+        for (size_t i = 0; i < m->n_services; i++) {
+                Service *s = m->services[i];
+                _cleanup_free_ char *reason = NULL;
+                pid_t tid = 0;
+                int r;
+
+                if (s->state != SERVICE_ADMITTED)
+                        continue;
+                r = threads_to_deadline(m, s, &tid);
+                if (r >= 0)
+                        continue;
+                if (asprintf(&reason, "the kernel refused SCHED_DEADLINE for new thread %d (%s): the unit's reservation "
+                             "holds at most %u threads of this size, one per CPU", (int) tid, strerror(-r), manager_cpus(m)) < 0)
+                        continue;
+                service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, group_free_bw(m, s->group), !s->manual);
+        }
+}
+
+static bool is_service_cgroup(Manager *m, const char *cgroup) {
+        for (size_t i = 0; i < m->n_services; i++)
+                if (m->services[i]->state == SERVICE_ADMITTED && streq_ptr(m->services[i]->cgroup, cgroup))
+                        return true;
+        return false;
+}
+
+static bool is_group_cgroup(Manager *m, const char *cgroup) {
+        for (size_t i = 0; i < m->policy.n_groups; i++) {
+                _cleanup_free_ char *cg = slice_cgroup_path(m->policy.groups[i].slice);
+
+                if (streq_ptr(cg, cgroup))
+                        return true;
+        }
+        return false;
+}
+
+static void release_orphans_under(Manager *m, const char *cgroup, unsigned depth) {
+        _cleanup_strv_free_ char **children = NULL;
+
+        if (depth > 16 || kernelfs_cgroup_children(m->kfs, cgroup, &children) < 0)
+                return;
+        for (char **c = children; *c; c++) {
+                _cleanup_free_ char *path = NULL;
+                int64_t rt;
+
+                if (asprintf(&path, "%s/%s", cgroup, *c) < 0)
+                        return;
+                if (!is_group_cgroup(m, path) && !is_service_cgroup(m, path) &&
+                    kernelfs_cgroup_read(m->kfs, path, "cpu.dl_runtime_us", &rt) == 0 && rt > 0) {
+                        int r = kernelfs_cgroup_write(m->kfs, path, "cpu.dl_runtime_us", -1);
+
+                        if (r < 0)
+                                log_warning("cannot release orphaned reservation of %s: %s", path, strerror(-r));
+                        else
+                                log_notice("released orphaned reservation of %s (%" PRId64 "us per period): no admitted unit owns it",
+                                           path, rt);
+                }
+                release_orphans_under(m, path, depth + 1);
+        }
+}
+
+void manager_release_orphans(Manager *m) {
+        for (size_t i = 0; i < m->policy.n_groups; i++) {
+                _cleanup_free_ char *cg = slice_cgroup_path(m->policy.groups[i].slice);
+
+                if (cg && kernelfs_cgroup_exists(m->kfs, cg))
+                        release_orphans_under(m, cg, 0);
+        }
+}
