@@ -154,7 +154,7 @@ static void test_no_policy(void) {
 /* The shipped demo: the policy, its services and their drop-ins, in start order. */
 static void test_demo(void) {
         static const char *const paths[] = {
-                "units/demo/50-demo.json",
+                "policies/examples/demo.json",
                 "units/demo/demo-media.service", "units/demo/demo-media.service.d/deadline.conf",
                 "units/demo/demo-control.service", "units/demo/demo-control.service.d/deadline.conf",
                 "units/demo/demo-greedy.service", "units/demo/demo-greedy.service.d/deadline.conf",
@@ -182,6 +182,33 @@ static void test_demo(void) {
                 free(texts[i]);
 }
 
+/* The example policies: accepted, and the broken one refused precisely. */
+static void test_examples(void) {
+        static const struct { const char *path; const char *want; } cases[] = {
+                { "policies/examples/demo.json", NULL },
+                { "policies/examples/nested.json", NULL },
+                { "policies/examples/broken.json",
+                  "$.groups[1]: group \"control\" (20.00% of each CPU) does not fit together with the groups before it: "
+                  "10.00% left in the system budget" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *text = NULL, *out = NULL;
+                char path[512];
+                CheckResult r;
+
+                snprintf(path, sizeof(path), "%s/%s", TOP, cases[i].path);
+                ok(read_full_file(path, &text, NULL) == 0, "read %s", cases[i].path);
+                is_int(check_files(&r, &(CheckFile) { path, text ?: "" }, 1, 4, &defaults), 0, "%s: check runs", cases[i].path);
+                is_int(check_exit_status(&r), cases[i].want ? EXIT_DLCONF_INVALID : 0, "  exit status %d",
+                       cases[i].want ? EXIT_DLCONF_INVALID : 0);
+                out = text_of(&r, false);
+                if (cases[i].want && !ok(strstr(out, cases[i].want) != NULL, "  says: %s", cases[i].want))
+                        printf("#   output: %s\n", out);
+                check_result_done(&r);
+        }
+}
+
 int main(void) {
         tap_begin();
         test_paths();
@@ -190,5 +217,6 @@ int main(void) {
         test_invalid();
         test_no_policy();
         test_demo();
+        test_examples();
         return tap_done();
 }

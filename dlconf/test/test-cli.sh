@@ -36,12 +36,12 @@ expect "bad time span: exit 2" 2 '^dlconf: --runtime=2xs: not a time span' "$D" 
 expect "bad unit name: exit 2" 2 "^dlconf: show: 'a/b' is not a valid unit name$" "$D" show a/b
 expect "no system bus: exit 4" 4 '^dlconf: cannot connect to the system bus: ' "$D" status
 expect "check of the demo needs no daemon: exit 3 (one refused)" 3 'admitted demo-media.service.*refused  demo-greedy.service' \
-	"$D" check --cpus=4 "$TOP"/units/demo/50-demo.json "$TOP"/units/demo/demo-media.service{,.d/deadline.conf} \
+	"$D" check --cpus=4 "$TOP"/policies/examples/demo.json "$TOP"/units/demo/demo-media.service{,.d/deadline.conf} \
 	"$TOP"/units/demo/demo-control.service{,.d/deadline.conf} "$TOP"/units/demo/demo-greedy.service{,.d/deadline.conf}
 echo '{ "groups": [ { "name": "x", "slice": "x.slice", "runtime_us": "lots", "period_us": 1000000 } ] }' > "$tmp/bad.json"
 expect "check of a broken policy: exit 6, file and JSON path" 6 "$tmp/bad.json: \\\$.groups\\[0\\].runtime_us: " "$D" check "$tmp/bad.json"
 expect "check of a missing file: exit 1" 1 "^dlconf: check: $tmp/none.json: No such file or directory$" "$D" check "$tmp/none.json"
-out=$("$D" check --json --cpus=2 "$TOP"/units/demo/50-demo.json "$TOP"/units/demo/demo-media.service{,.d/deadline.conf} 2>&1)
+out=$("$D" check --json --cpus=2 "$TOP"/policies/examples/demo.json "$TOP"/units/demo/demo-media.service{,.d/deadline.conf} 2>&1)
 if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["valid"] and d["verdicts"][0]["verdict"] == "admitted"' "$out" 2>/dev/null; then
 	pass "check --json parses, verdict admitted"
 else
