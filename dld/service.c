@@ -353,6 +353,14 @@ static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const 
                 s->state = SERVICE_DEGRADED;
 }
 
+static bool unit_is_active(Manager *m, const char *unit) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(unit_info_done) UnitInfo u = {};
+
+        return unit_info_get(m, unit, &u, &e) >= 0 &&
+               (streq_ptr(u.active_state, "active") || streq_ptr(u.active_state, "reloading"));
+}
+
 static int service_admit(Manager *m, Service *s, bool take_action, const char **ret_error, char **ret_message) {
         ServiceRequest sr = {
                 .unit = s->unit, .slice = s->slice, .group = s->req.group,
@@ -385,6 +393,11 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
         r = wait_for_dl_file(m, s->cgroup, 0);
         if (r == -ENOENT && systemd_set_cpu_weight(m, s->unit) >= 0)
                 r = wait_for_dl_file(m, s->cgroup, 2 * USEC_PER_SEC);
+        if (r == -ENOENT && !unit_is_active(m, s->unit)) {
+                *ret_error = DLD_ERROR_UNIT_NOT_ACTIVE;
+                *ret_message = strdup("the unit stopped");
+                return -ESRCH;  /* gone meanwhile: nothing to refuse */
+        }
         if (r < 0) {
                 const char *why = r == -ENOENT && !m->dl_groups
                         ? "the kernel has no per-cgroup deadline bandwidth (cpu.dl_runtime_us, CONFIG_DEADLINE_GROUP_SCHED)"
@@ -471,8 +484,9 @@ int manager_unit_active(Manager *m, const char *unit) {
         r = unit_info_get(m, unit, &u, &e);
         if (r < 0)
                 return r;
-        if (!u.cgroup || !*u.cgroup)
-                return 0;
+        if (!u.cgroup || !*u.cgroup ||
+            !(streq_ptr(u.active_state, "active") || streq_ptr(u.active_state, "reloading")))
+                return 0;       /* stopped again before we got here */
         r = read_request(m, unit, &u, &req, &manual);
         if (r < 0)
                 return r == -ENOENT || r == -EINVAL ? 0 : r;
@@ -481,6 +495,8 @@ int manager_unit_active(Manager *m, const char *unit) {
         if (r < 0)
                 return r;
         r = service_admit(m, s, true, &error_name, &message);
+        if (r == -ESRCH)
+                service_forget(m, s);
         return r == -ENOMEM ? r : 0;
 }
 
@@ -569,6 +585,8 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
                         return r;
         }
         r = service_admit(m, s, false, ret_error, ret_message);
+        if (r == -ESRCH)
+                service_forget(m, s);
         if (r < 0)
                 return r;
         r = write_manual(m, unit, &s->req);

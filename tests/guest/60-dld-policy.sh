@@ -1,0 +1,52 @@
+#!/bin/bash
+# dld applies a policy: sysctls and slice reservations; a broken policy (by
+# Reload and by SIGHUP) keeps the old one in force and says why; CheckPolicy.
+. /usr/lib/dlsched/60-dld-lib.inc
+dld_require
+plan 24
+
+write_policy 60-test "$DLD_TEST_POLICY"
+ok "Reload applies the policy" dld_call Reload
+is "sched_dl_runtime_us" "$(knob sched_dl_runtime_us)" 400000
+is "sched_dl_period_us" "$(knob sched_dl_period_us)" 1000000
+is "sched_rt_runtime_us" "$(knob sched_rt_runtime_us)" 550000
+media=/deadline.slice/deadline-media.slice
+control=/deadline.slice/deadline-control.slice
+is "media slice cpu.dl_runtime_us" "$(cgfile $media cpu.dl_runtime_us)" 200000
+is "media slice cpu.dl_period_us" "$(cgfile $media cpu.dl_period_us)" 1000000
+is "control slice cpu.dl_runtime_us" "$(cgfile $control cpu.dl_runtime_us)" 10000
+is "control slice cpu.dl_period_us" "$(cgfile $control cpu.dl_period_us)" 100000
+want=$(( NCPUS * $(bw 200000 1000000) + NCPUS * $(bw 10000 100000) ))
+is "sched_dl_total_bw = both reservations x $NCPUS CPUs" "$(knob sched_dl_total_bw)" "$want"
+is "SystemAllocated property" "$(dld_prop SystemAllocated)" "$want"
+is "CPUs property" "$(dld_prop CPUs)" "$NCPUS"
+groups=$(dld_call ListGroups)
+like "ListGroups names both groups" "$groups" '"media" "deadline-media.slice" 200000 1000000 [0-9]+ 0 [0-9]+ 157286 3 0 "degrade" "control"'
+
+# A broken policy by Reload: named error, old policy in force.
+write_policy 61-broken '{ "groups": [ { "name": "huge", "slice": "t60-huge.slice", "runtime_us": 900000, "period_us": 1000000 } ] }'
+out=$(dld_call Reload 2>&1)
+like "Reload of a broken policy fails with PolicyInvalid" "$out" "61-broken.json: \\\$.groups\\[0\\]: group \"huge\" reserves 90.00% of each CPU, more than the system deadline budget"
+is "sysctl unchanged after the broken policy" "$(knob sched_dl_runtime_us)" 400000
+is "media reservation unchanged" "$(cgfile $media cpu.dl_runtime_us)" 200000
+is "no slice made for the broken group" "$(cgfile /t60-huge.slice cpu.dl_runtime_us)" missing
+n_rejected=$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)
+ok "the rejection is in the journal" test "$n_rejected" -ge 1
+
+# The same by SIGHUP (systemctl reload).
+ok "systemctl reload dld (SIGHUP)" systemctl reload dld
+wait_until 10 test "$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)" -gt "$n_rejected"
+ok "SIGHUP with the broken policy logs a rejection" test "$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)" -gt "$n_rejected"
+is "sysctl unchanged after SIGHUP" "$(knob sched_dl_runtime_us)" 400000
+ok "dld still running" systemctl is-active --quiet dld
+
+# CheckPolicy validates without applying.
+out=$(dld_call CheckPolicy 'a(ss)' 1 x.json '{"groups":[{"name":"a","slice":"a.slice","runtime_us":5,"period_us":1}]}')
+like "CheckPolicy reports the error with file and path" "$out" 'x.json: \$.groups\[0\]: runtime_us \(5\) is larger than period_us \(1\)'
+rm -f "$DLD_POLICY_DIR/61-broken.json"
+
+# Removing the policy releases the groups' reservations.
+rm -f "$DLD_POLICY_DIR/60-test.json"
+ok "Reload without policy files" dld_call Reload
+is "media reservation released" "$(cgfile $media cpu.dl_runtime_us)" -1
+done_testing

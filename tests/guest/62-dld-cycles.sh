@@ -1,0 +1,38 @@
+#!/bin/bash
+# 100 start/stop cycles of a service with a request leave every allocated
+# bandwidth where it started and dld following nothing.
+. /usr/lib/dlsched/60-dld-lib.inc
+dld_require
+plan 7
+
+write_policy 62-test "$DLD_TEST_POLICY"
+dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
+media=/deadline.slice/deadline-media.slice
+make_service t62-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms
+base_media=$(cgfile $media cpu.dl_total_bw)
+base_pool=$(knob sched_dl_total_bw)
+
+admitted=0
+start=$SECONDS
+for ((i = 0; i < 100; i++)); do
+	systemctl start t62-a
+	# Every other cycle waits for the admission; the others stop at once,
+	# racing dld's admission against the stop.
+	if ((i % 2 == 0)) && wait_until 10 test "$(service_state t62-a.service)" = admitted; then
+		admitted=$((admitted + 1))
+	fi
+	systemctl stop t62-a
+done
+diag "100 cycles in $((SECONDS - start))s, $admitted admissions seen"
+is "every waited-for cycle was admitted" "$admitted" 50
+wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+is "media allocation back to its start value" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+is "system pool back to its start value" "$(knob sched_dl_total_bw)" "$base_pool"
+is "dld follows no stopped service" "$(service_state t62-a.service)" none
+ok "one more start is admitted" systemctl start t62-a
+wait_until 10 test "$(service_state t62-a.service)" = admitted
+is "and admitted" "$(service_state t62-a.service)" admitted
+systemctl stop t62-a
+wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+is "and released" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+done_testing

@@ -1,0 +1,47 @@
+#!/bin/bash
+# dld restarts without losing or doubling anything: after SIGTERM (clean
+# exit, reservations stay) and after kill -9 (systemd restarts it), every
+# reservation is there exactly once and dld follows the service again.
+. /usr/lib/dlsched/60-dld-lib.inc
+dld_require
+plan 16
+
+write_policy 63-test "$DLD_TEST_POLICY"
+dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
+media=/deadline.slice/deadline-media.slice
+make_service t63-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms
+make_service t63-b deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=10ms
+base_media=$(cgfile $media cpu.dl_total_bw)
+systemctl start t63-a t63-b
+wait_until 10 test "$(service_state t63-a.service)" = admitted
+wait_until 10 test "$(service_state t63-b.service)" = admitted
+held_media=$(cgfile $media cpu.dl_total_bw)
+held_pool=$(knob sched_dl_total_bw)
+is "both admitted" "$held_media" "$(( base_media + NCPUS * $(bw 2000 20000) + NCPUS * $(bw 1000 10000) ))"
+
+# SIGTERM: dld exits, the reservations stay.
+ok "systemctl stop dld" systemctl stop dld
+is "reservation kept while dld is down" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_runtime_us)" 2000
+is "thread still SCHED_DEADLINE while dld is down" "$(policy_of "$(main_pid t63-a)")" 6
+ok "dld starts again" systemctl start dld
+is "after restart: t63-a followed" "$(service_state t63-a.service)" admitted
+is "after restart: media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
+is "after restart: pool counted once" "$(knob sched_dl_total_bw)" "$held_pool"
+
+# kill -9: systemd restarts it (Restart=on-failure).
+old=$(systemctl show -P MainPID dld)
+ok "kill -9 dld" kill -9 "$old"
+wait_until 20 sh -c "p=\$(systemctl show -P MainPID dld); [ \"\$p\" != 0 ] && [ \"\$p\" != $old ] && systemctl is-active --quiet dld"
+ok "systemd restarted dld" systemctl is-active --quiet dld
+wait_until 10 test "$(service_state t63-b.service)" = admitted
+is "after kill -9: t63-b followed" "$(service_state t63-b.service)" admitted
+is "after kill -9: media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
+is "after kill -9: pool counted once" "$(knob sched_dl_total_bw)" "$held_pool"
+is "after kill -9: threads still SCHED_DEADLINE" "$(policy_of "$(main_pid t63-b)")" 6
+
+# And it still releases what it found.
+systemctl stop t63-a t63-b
+wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+is "stop after restart releases" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+ok "releases logged by the new dld" test "$(journal_json $DLD_MSG_RELEASED t63-b.service | wc -l)" -ge 1
+done_testing

@@ -1,0 +1,36 @@
+#!/bin/bash
+# The D-Bus API: AdmitUnit/ReleaseUnit by hand, named errors with clear
+# messages for bad requests, root only.
+. /usr/lib/dlsched/60-dld-lib.inc
+dld_require
+plan 17
+
+write_policy 64-test "$DLD_TEST_POLICY"
+dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
+media=/deadline.slice/deadline-media.slice
+make_service t64-a deadline-media.slice "/bin/sleep infinity"
+make_service t64-sys system.slice "/bin/sleep infinity"
+make_service t64-off deadline-media.slice "/bin/sleep infinity"
+systemctl start t64-a t64-sys
+
+ok "introspectable" sh -c "busctl introspect org.dlsched.Dld1 /org/dlsched/Dld1 | grep -q AdmitUnit"
+ok "AdmitUnit by hand" dld_call AdmitUnit sttt t64-a.service 2000 0 20000
+like "threads SCHED_DEADLINE with the given parameters" "$(chrt -p "$(main_pid t64-a)")" "2000000/20000000/20000000"
+is "state admitted" "$(service_state t64-a.service)" admitted
+like "GetService says manual" "$(dld_call GetService s t64-a.service)" '"manual"'
+ok "ReleaseUnit" dld_call ReleaseUnit s t64-a.service
+is "thread back to SCHED_OTHER" "$(policy_of "$(main_pid t64-a)")" 0
+is "reservation released" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_runtime_us)" -1
+is "state released" "$(service_state t64-a.service)" released
+
+err() { dld_call "$@" 2>&1; }
+like "unknown unit: NoSuchUnit" "$(err AdmitUnit sttt t64-none.service 2000 0 20000)" "systemd knows no unit t64-none.service"
+like "runtime > period: InvalidRequest" "$(err AdmitUnit sttt t64-a.service 30000 0 20000)" "runtime is longer than the deadline"
+like "not a service: InvalidRequest" "$(err AdmitUnit sttt foo 1000 0 20000)" '"foo" is not a service unit name'
+like "inactive unit: UnitNotActive" "$(err AdmitUnit sttt t64-off.service 2000 0 20000)" "t64-off.service is inactive, not active"
+like "unit outside any group: NotInGroup" "$(err AdmitUnit sttt t64-sys.service 2000 0 20000)" "slice system.slice belongs to no deadline group"
+like "too large for the group: Refused" "$(err AdmitUnit sttt t64-a.service 5000 0 20000)" "max_request_percent"
+like "unknown service: NoSuchService" "$(err ReleaseUnit s t64-none.service)" "dld does not manage t64-none.service"
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager ListServices 2>&1)
+like "non-root callers are refused" "$out" "[Aa]ccess denied"
+done_testing
