@@ -29,7 +29,7 @@ ln -sf /etc/systemd/system/dlsched-tests.service "$stage/etc/systemd/system/mult
 if [ -f "$stage/usr/lib/dlsched/guest-enable" ]; then
 	while read -r unit; do
 		[ -n "$unit" ] || continue
-		src=$(ls "$stage"/etc/systemd/system/"$unit" "$stage"/usr/lib/systemd/system/"$unit" 2>/dev/null | head -n 1)
+		src=$(ls "$stage"/etc/systemd/system/"$unit" "$stage"/usr/lib/systemd/system/"$unit" 2>/dev/null | head -n 1 || true)
 		[ -n "$src" ] || die "guest-enable names $unit, which is not installed"
 		ln -sf "/${src#"$stage"/}" "$stage/etc/systemd/system/multi-user.target.wants/$unit"
 	done < "$stage/usr/lib/dlsched/guest-enable"
