@@ -268,9 +268,10 @@ void format_check(FILE *f, const CheckResult *r, bool color) {
                 if (s->dl_runtime_us < 0)
                         fprintf(f, "System budget: admission control off.\n");
                 else
-                        fprintf(f, "System budget: %s of each CPU, on %u CPUs %s.\n",
+                        fprintf(f, "System budget: %s of each CPU = %s on %u CPU%s.\n",
                                 bw_to_percent(a, sizeof(a), dl_to_ratio(s->dl_period_us, s->dl_runtime_us)),
-                                r->cpus, bw_to_percent(b, sizeof(b), dl_capacity(r->cpus, s->dl_runtime_us, s->dl_period_us)));
+                                bw_to_percent(b, sizeof(b), dl_capacity(r->cpus, s->dl_runtime_us, s->dl_period_us)),
+                                r->cpus, r->cpus == 1 ? "" : "s");
                 for (size_t i = 0; i < r->policy.n_groups; i++) {
                         const PolicyGroup *g = &r->policy.groups[i];
                         fprintf(f, "  group %s (%s): %s of each CPU = %s, on refusal: %s\n", g->name, g->slice,

@@ -117,14 +117,15 @@ void format_status(FILE *f, const DlconfState *s, const FormatOptions *o) {
         unsigned orphan_width = 0;
 
         if (sys->runtime_usec < 0)
-                fprintf(f, "%sSystem budget:%s admission control off (sched_dl_runtime_us = -1) on %u CPUs, allocated %s\n",
-                        color(o, ANSI_BOLD), color(o, ANSI_RESET), sys->cpus, pct(a, sys->allocated));
+                fprintf(f, "%sSystem budget:%s admission control off (sched_dl_runtime_us = -1) on %u CPU%s, allocated %s\n",
+                        color(o, ANSI_BOLD), color(o, ANSI_RESET), sys->cpus, sys->cpus == 1 ? "" : "s",
+                        pct(a, sys->allocated));
         else {
-                fprintf(f, "%sSystem budget:%s %s of each CPU (%s every %s) on %u CPUs = %s\n",
+                fprintf(f, "%sSystem budget:%s %s of each CPU (%s every %s) on %u CPU%s = %s\n",
                         color(o, ANSI_BOLD), color(o, ANSI_RESET),
                         pct(a, dl_to_ratio(sys->period_usec, sys->runtime_usec)),
                         span(r, sys->runtime_usec), span(p, sys->period_usec), sys->cpus,
-                        pct(b, sys->bandwidth));
+                        sys->cpus == 1 ? "" : "s", pct(b, sys->bandwidth));
                 fprintf(f, "               allocated %s, free %s\n", pct(c, sys->allocated),
                         pct(d, sys->allocated < sys->bandwidth ? sys->bandwidth - sys->allocated : 0));
                 if (o->bars) {

@@ -82,7 +82,7 @@ static void test_verdicts(void) {
         is_int(check_exit_status(&r), EXIT_DLCONF_REFUSED, "exit status 3 (refused)");
 
         text = text_of(&r, false);
-        ok(strstr(text, "Policy valid (1 file). System budget: 50.00% of each CPU, on 4 CPUs 200.00%.\n"
+        ok(strstr(text, "Policy valid (1 file). System budget: 50.00% of each CPU = 200.00% on 4 CPUs.\n"
                         "  group media (deadline-media.slice): 30.00% of each CPU = 120.00%, on refusal: degrade\n"
                         "admitted a.service runtime 10ms deadline 40ms period 40ms in media: reserves 100.00%\n"
                         "refused  b.service runtime 8ms deadline 40ms period 40ms: refused by admission: EBUSY: ") != NULL,

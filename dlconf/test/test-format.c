@@ -106,7 +106,7 @@ static void test_status_text(void) {
                                         .bandwidth = BW(5), .rt_runtime_usec = 950000, .rt_period_usec = 1000000 } };
         plain = capture_status(&s, (FormatOptions) {});
         is_str(plain,
-               "System budget: 5.00% of each CPU (50ms every 1s) on 1 CPUs = 5.00%\n"
+               "System budget: 5.00% of each CPU (50ms every 1s) on 1 CPU = 5.00%\n"
                "               allocated 0.00%, free 5.00%\n"
                "RT budget:     95.00% of each CPU (950ms every 1s)\n"
                "Policy:        : none loaded, kernel defaults\n"
