@@ -197,7 +197,10 @@ static void handle_state(Manager *m, const char *unit, const char *state) {
                 r = manager_unit_active(m, unit);
                 if (r < 0)
                         log_warning("%s: cannot follow: %s", unit, strerror(-r));
-        } else if (streq_ptr(state, "inactive") || streq_ptr(state, "failed") || streq_ptr(state, "deactivating"))
+        } else if (streq_ptr(state, "inactive") || streq_ptr(state, "failed") || streq_ptr(state, "deactivating") ||
+                   streq_ptr(state, "activating"))
+                /* "activating" after "active" is a restart (auto-restart): the
+                 * old run's decision no longer holds. */
                 manager_unit_inactive(m, unit);
 }
 

@@ -32,6 +32,7 @@ typedef struct Service {
         char *unit;
         char *cgroup;           /* ControlGroup= */
         char *slice;            /* Slice= */
+        char *invocation;       /* InvocationID= of the activation it was decided for */
         DeadlineRequest req;
         bool manual;            /* admitted by hand (AdmitUnit) */
         char *group;            /* name of its policy group, NULL if none */
@@ -91,6 +92,7 @@ typedef struct UnitInfo {
         char **dropin_paths;
         char *cgroup;
         char *slice;
+        char *invocation;       /* hex */
 } UnitInfo;
 void unit_info_done(UnitInfo *u);
 int unit_info_get(Manager *m, const char *unit, UnitInfo *ret, sd_bus_error *error);

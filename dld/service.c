@@ -36,6 +36,7 @@ void unit_info_done(UnitInfo *u) {
         strv_free(u->dropin_paths);
         free(u->cgroup);
         free(u->slice);
+        free(u->invocation);
         *u = (UnitInfo) {};
 }
 
@@ -56,6 +57,25 @@ int unit_info_get(Manager *m, const char *unit, UnitInfo *ret, sd_bus_error *err
             ((r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "ControlGroup", error, &u.cgroup)) < 0 ||
              (r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "Slice", error, &u.slice)) < 0))
                 goto fail;
+        {
+                const void *id;
+                size_t n;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+                r = sd_bus_get_property(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "InvocationID", error, &reply, "ay");
+                if (r < 0)
+                        goto fail;
+                r = sd_bus_message_read_array(reply, 'y', &id, &n);
+                if (r < 0)
+                        goto fail;
+                u.invocation = calloc(1, 2 * n + 1);
+                if (!u.invocation) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                for (size_t i = 0; i < n; i++)
+                        sprintf(u.invocation + 2 * i, "%02x", ((const uint8_t *) id)[i]);
+        }
         *ret = u;
         return 0;
 fail:
@@ -68,6 +88,7 @@ static Service *service_free(Service *s) {
                 free(s->unit);
                 free(s->cgroup);
                 free(s->slice);
+                free(s->invocation);
                 free(s->group);
                 free(s->reason);
                 deadline_request_done(&s->req);
@@ -200,7 +221,6 @@ int wait_for_dl_file(Manager *m, const char *cgroup, uint64_t timeout_usec) {
                 if (r != -ENOENT || waited >= timeout_usec)
                         return r;
                 /* systemd realizes cgroups from its own event loop: give it time. */
-                (void) sd_bus_process(m->bus, NULL);
                 usleep(10000);
         }
 }
@@ -410,6 +430,11 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
         }
 
         r = reservation_set(m, s);
+        if (r == -ENOENT && !unit_is_active(m, s->unit)) {
+                *ret_error = DLD_ERROR_UNIT_NOT_ACTIVE;
+                *ret_message = strdup("the unit stopped");
+                return -ESRCH;
+        }
         if (r < 0) {
                 char need[PERCENT_MAX], left[PERCENT_MAX];
 
@@ -453,6 +478,7 @@ static int service_new(Manager *m, const char *unit, const UnitInfo *u, Deadline
         s->unit = strdup(unit);
         s->cgroup = u->cgroup ? strdup(u->cgroup) : NULL;
         s->slice = u->slice ? strdup(u->slice) : NULL;
+        s->invocation = u->invocation ? strdup(u->invocation) : NULL;
         ns = realloc(m->services, (m->n_services + 1) * sizeof(Service *));
         if (!s->unit || (u->cgroup && !s->cgroup) || (u->slice && !s->slice) || !ns) {
                 if (ns)
@@ -479,11 +505,16 @@ int manager_unit_active(Manager *m, const char *unit) {
         Service *s;
         int r;
 
-        if (manager_find_service(m, unit))
-                return 0;       /* already decided for this activation */
         r = unit_info_get(m, unit, &u, &e);
         if (r < 0)
                 return r;
+        s = manager_find_service(m, unit);
+        if (s && streq_ptr(s->invocation, u.invocation))
+                return 0;       /* already decided for this activation */
+        if (s)
+                /* Restarted without dld seeing it stop (systemd coalesces
+                 * state changes): what was decided is for a past run. */
+                manager_unit_inactive(m, unit);
         if (!u.cgroup || !*u.cgroup ||
             !(streq_ptr(u.active_state, "active") || streq_ptr(u.active_state, "reloading")))
                 return 0;       /* stopped again before we got here */

@@ -49,7 +49,8 @@ check)
 	rm -f "$log" "$results"
 	mkdir -p "$CACHE"
 	exec {heavy_lock}>"$CACHE/heavy.lock"
-	flock "$heavy_lock"
+	flock -n "$heavy_lock" ||
+		{ note "waiting for another kernel build or guest run on this machine"; flock "$heavy_lock"; }
 	# The results port is a file chardev: whatever the guest wrote before a
 	# hang or a timeout is still there for the host to read.
 	timeout -k 10 "${GUEST_TIMEOUT:-1800}" "${qemu[@]}" -display none -monitor none \

@@ -160,9 +160,10 @@ flock "$tree_lock"
 # One heavy job at a time per machine: parallel kernel builds and guest boots
 # on two cores only slow each other down.
 case $cmd in
-kernel|headers|config)
+kernel)
 	exec {heavy_lock}>"$CACHE/heavy.lock"
-	flock "$heavy_lock";;
+	flock -n "$heavy_lock" ||
+		{ note "waiting for another kernel build or guest run on this machine"; flock "$heavy_lock"; };;
 esac
 case $cmd in
 base)

@@ -94,7 +94,7 @@ done
 diag "new processes promoted: $promoted, longest delay seen ${delay_max}ms (poll interval 50ms)"
 ok "both children of t61-e became SCHED_DEADLINE" test "$promoted" -ge 2
 ok "within 1s of appearing" test "$delay_max" -lt 1000
-chrt_out=$(chrt -p "$(pgrep -f 'sleep 1000' | head -n 1)")
+chrt_out=$(chrt -p "$(pgrep -f '^sleep 1000' | head -n 1)")
 like "the late child has the unit's parameters" "$chrt_out" "1000000/20000000/20000000"
 
 # Stopping releases everything.

@@ -3,7 +3,7 @@
 # messages for bad requests, root only.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 17
+plan 18
 
 write_policy 64-test "$DLD_TEST_POLICY"
 dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
@@ -32,5 +32,6 @@ like "unit outside any group: NotInGroup" "$(err AdmitUnit sttt t64-sys.service 
 like "too large for the group: Refused" "$(err AdmitUnit sttt t64-a.service 5000 0 20000)" "max_request_percent"
 like "unknown service: NoSuchService" "$(err ReleaseUnit s t64-none.service)" "dld does not manage t64-none.service"
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager ListServices 2>&1)
-like "non-root callers are refused" "$out" "[Aa]ccess denied"
+like "non-root callers are refused by the bus policy" "$out" "Rejected send message|[Aa]ccess denied"
+ok "non-root callers may introspect" sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups busctl --system introspect org.dlsched.Dld1 /org/dlsched/Dld1 | grep -q ListServices"
 done_testing
