@@ -175,8 +175,8 @@ static void test_demo(void) {
         ok(r.n_verdicts == 3 && r.verdicts[0].admitted && r.verdicts[1].admitted && !r.verdicts[2].admitted,
            "demo: media and control admitted, greedy refused");
         ok(r.n_verdicts == 3 && r.verdicts[2].refused_by == REFUSED_BY_ADMISSION, "demo: greedy refused because it does not fit");
-        ok(r.n_verdicts == 3 && streq_ptr(r.verdicts[1].group, "control") && r.verdicts[1].deadline_usec == 10000,
-           "demo: control loop in group control with a 10ms deadline");
+        ok(r.n_verdicts == 3 && streq_ptr(r.verdicts[1].group, "control") && r.verdicts[1].deadline_usec == 50000,
+           "demo: control loop in group control with a 50ms deadline");
         check_result_done(&r);
         for (size_t i = 0; i < ELEMENTSOF(paths); i++)
                 free(texts[i]);
