@@ -61,6 +61,8 @@ typedef struct Stats {
         uint64_t skipped;       /* releases lost while a late job still ran */
         int64_t worst_lateness_ns;      /* finish - deadline, largest (may be negative) */
         int64_t worst_response_ns;      /* finish - release, largest */
+        int64_t worst_gap_ns;   /* longest time the job loop did not run: in an
+                                 * emulated guest, the host preempting the vCPU */
 } Stats;
 
 static volatile sig_atomic_t stop;
@@ -88,14 +90,23 @@ static bool is_deadline_task(struct dl_attr *attr) {
         return attr->sched_policy == SCHED_DEADLINE;
 }
 
-/* The job: spin until this thread used work_ns of CPU. */
-static void run_job(int64_t work_ns) {
-        int64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + work_ns;
+/* The job: spin until this thread used work_ns of CPU. Returns the longest
+ * gap between two looks at the clock. */
+static int64_t run_job(int64_t work_ns) {
+        int64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + work_ns, last = now_ns(CLOCK_MONOTONIC), gap = 0;
         volatile uint64_t x = 0;
 
-        while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-                for (int i = 0; i < 1000; i++)
+        while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end) {
+                int64_t t;
+
+                for (int i = 0; i < 100; i++)
                         x += i;
+                t = now_ns(CLOCK_MONOTONIC);
+                if (t - last > gap)
+                        gap = t - last;
+                last = t;
+        }
+        return gap;
 }
 
 /* Waits until the absolute CLOCK_MONOTONIC time t. Returns which way. */
@@ -136,11 +147,12 @@ static void write_stats(const char *path, const char *name, const Stats *s, bool
                 return;
         fprintf(f, "name=%s\ncounting=%d\npolicy=%s\nruntime_ns=%" PRIu64 "\ndeadline_ns=%" PRIu64
                 "\nperiod_ns=%" PRIu64 "\nwait=%s\ninstances=%" PRIu64 "\nmisses=%" PRIu64
-                "\nskipped=%" PRIu64 "\nworst_lateness_us=%" PRId64 "\nworst_response_us=%" PRId64 "\n",
+                "\nskipped=%" PRIu64 "\nworst_lateness_us=%" PRId64 "\nworst_response_us=%" PRId64
+                "\nworst_gap_us=%" PRId64 "\n",
                 name, counting, attr->sched_policy == SCHED_DEADLINE ? "deadline" : "other",
                 attr->sched_runtime, attr->sched_deadline, attr->sched_period, waiter,
                 s->instances, s->misses, s->skipped, s->worst_lateness_ns / NSEC_PER_USEC,
-                s->worst_response_ns / NSEC_PER_USEC);
+                s->worst_response_ns / NSEC_PER_USEC, s->worst_gap_ns / NSEC_PER_USEC);
         if (fclose(f) == 0)
                 rename(tmp, path);
 }
@@ -247,7 +259,7 @@ int main(int argc, char *argv[]) {
         release = start;
 
         while (!stop && release < end) {
-                int64_t deadline = release + (int64_t) deadline_us * NSEC_PER_USEC, finish, next;
+                int64_t deadline = release + (int64_t) deadline_us * NSEC_PER_USEC, finish, next, gap;
                 bool dl = is_deadline_task(&attr);
 
                 if (!counting && (dl || release >= wait_end)) {
@@ -257,12 +269,14 @@ int main(int argc, char *argv[]) {
                                attr.sched_runtime / 1000, attr.sched_deadline / 1000, attr.sched_period / 1000);
                 }
 
-                run_job((int64_t) work_us * NSEC_PER_USEC);
+                gap = run_job((int64_t) work_us * NSEC_PER_USEC);
                 finish = now_ns(CLOCK_MONOTONIC);
 
                 next = release + (int64_t) period_us * NSEC_PER_USEC;
                 if (counting) {
                         s.instances++;
+                        if (gap > s.worst_gap_ns)
+                                s.worst_gap_ns = gap;
                         if (finish - deadline > s.worst_lateness_ns)
                                 s.worst_lateness_ns = finish - deadline;
                         if (finish - release > s.worst_response_ns)
