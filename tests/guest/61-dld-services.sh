@@ -102,5 +102,6 @@ systemctl stop t61-a t61-e
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = 0
 is "media slice allocated back to 0" "$(cgfile $media cpu.dl_total_bw)" 0
 is "system pool back to its value" "$(knob sched_dl_total_bw)" "$base_total"
+wait_until 10 test "$(journal_json $DLD_MSG_RELEASED t61-a.service | wc -l)" -ge 1
 ok "release logged" test "$(journal_json $DLD_MSG_RELEASED t61-a.service | wc -l)" -ge 1
 done_testing

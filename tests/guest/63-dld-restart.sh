@@ -4,7 +4,7 @@
 # reservation is there exactly once and dld follows the service again.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 16
+plan 18
 
 write_policy 63-test "$DLD_TEST_POLICY"
 dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
@@ -23,7 +23,14 @@ is "both admitted" "$held_media" "$(( base_media + NCPUS * $(bw 2000 20000) + NC
 ok "systemctl stop dld" systemctl stop dld
 is "reservation kept while dld is down" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_runtime_us)" 2000
 is "thread still SCHED_DEADLINE while dld is down" "$(policy_of "$(main_pid t63-a)")" 6
+# An orphan: a reservation in a group's slice that no admitted unit owns.
+# (in the control group: media is full with t63-a and t63-b)
+make_service t63-c deadline-control.slice "/bin/sleep infinity" CPUWeight=100
+systemctl start t63-c
+orphan=$CPU_MOUNT$(cgroup_of t63-c)
+ok "orphan reservation made while dld is down" sh -c "echo 20000 > $orphan/cpu.dl_period_us && echo 1000 > $orphan/cpu.dl_runtime_us"
 ok "dld starts again" systemctl start dld
+is "the restarted dld released the orphan" "$(cat "$orphan/cpu.dl_runtime_us")" -1
 is "after restart: t63-a followed" "$(service_state t63-a.service)" admitted
 is "after restart: media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 is "after restart: pool counted once" "$(knob sched_dl_total_bw)" "$held_pool"
@@ -43,5 +50,6 @@ is "after kill -9: threads still SCHED_DEADLINE" "$(policy_of "$(main_pid t63-b)
 systemctl stop t63-a t63-b
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
 is "stop after restart releases" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+wait_until 10 test "$(journal_json $DLD_MSG_RELEASED t63-b.service | wc -l)" -ge 1
 ok "releases logged by the new dld" test "$(journal_json $DLD_MSG_RELEASED t63-b.service | wc -l)" -ge 1
 done_testing
