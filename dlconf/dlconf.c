@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dlconf: the operator's command line for dld. Thin: argument parsing
+ * (args.c), D-Bus calls (client.c) and output (format.c, check.c) live in
+ * their own modules; this file dispatches the verbs. */
+
+#include <glob.h>
+
+#include "args.h"
+#include "check.h"
+#include "client.h"
+#include "format.h"
+#include "policy.h"
+#include "util.h"
+
+#define DLCONF_VERSION "0.1"
+#define DEFAULT_POLICY_GLOB "/etc/dld/policies.d/*.json"
+
+static void log_error(const char *fmt, ...) _printf_(1, 2);
+static void log_error(const char *fmt, ...) {
+        va_list ap;
+
+        fputs("dlconf: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+}
+
+static bool use_color(const DlconfArgs *a) {
+        const char *term = getenv("TERM");
+
+        if (a->color != COLOR_AUTO)
+                return a->color == COLOR_ALWAYS;
+        if (getenv("NO_COLOR"))
+                return false;
+        return isatty(STDOUT_FILENO) && term && strcmp(term, "dumb") != 0;
+}
+
+static FormatOptions format_options(const DlconfArgs *a) {
+        bool c = use_color(a);
+
+        /* Bars need the same terminal that colours do. */
+        return (FormatOptions) { .color = c, .bars = c, .legend = !a->no_legend };
+}
+
+/* Reports a failed bus call and returns the exit status for it. */
+static int bus_failure(const char *what, const sd_bus_error *error, int r) {
+        _cleanup_free_ char *msg = client_error_message(error->name, error->message, r);
+
+        log_error("%s%s%s", what ?: "", what ? ": " : "", msg ?: "out of memory");
+        return client_exit_status(error->name, r);
+}
+
+static int print_json(char *text) {
+        if (!text) {
+                log_error("out of memory");
+                return EXIT_DLCONF_FAILURE;
+        }
+        fputs(text, stdout);
+        free(text);
+        return EXIT_DLCONF_OK;
+}
+
+static int verb_status_or_list(const DlconfArgs *a, sd_bus *bus) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        DlconfState s = {};
+        FormatOptions o = format_options(a);
+        int r, ret;
+
+        r = client_get_state(bus, &s, &error);
+        if (r < 0)
+                return bus_failure(NULL, &error, r);
+        if (a->json != JSON_OFF)
+                ret = print_json(a->verb->id == VERB_STATUS ? format_status_json(&s, a->json)
+                                                            : format_list_json(&s, a->json));
+        else {
+                if (a->verb->id == VERB_STATUS)
+                        format_status(stdout, &s, &o);
+                else
+                        format_list(stdout, &s, &o);
+                ret = EXIT_DLCONF_OK;
+        }
+        dlconf_state_done(&s);
+        return ret;
+}
+
+static int verb_show(const DlconfArgs *a, sd_bus *bus, const char *unit) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        DlconfService svc = {};
+        FormatOptions o = format_options(a);
+        int r, ret = EXIT_DLCONF_OK;
+
+        r = client_get_service(bus, unit, &svc, &error);
+        if (r < 0)
+                return bus_failure(unit, &error, r);
+        if (a->json != JSON_OFF)
+                ret = print_json(format_show_json(&svc, a->json));
+        else
+                format_show(stdout, &svc, &o);
+        dlconf_service_done(&svc);
+        return ret;
+}
+
+static void check_files_done(CheckFile *files, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free((char *) files[i].path);
+                free((char *) files[i].text);
+        }
+        free(files);
+}
+
+static int check_file_add(CheckFile **files, size_t *n, const char *path) {
+        _cleanup_free_ char *text = NULL, *p = NULL;
+        CheckFile *nf;
+        int r;
+
+        r = read_full_file(path, &text, NULL);
+        if (r < 0) {
+                log_error("check: %s: %s", path, strerror(-r));
+                return r;
+        }
+        p = strdup(path);
+        nf = p ? realloc(*files, (*n + 1) * sizeof(CheckFile)) : NULL;
+        if (!nf) {
+                log_error("out of memory");
+                return -ENOMEM;
+        }
+        *files = nf;
+        nf[(*n)++] = (CheckFile) { .path = TAKE_PTR(p), .text = TAKE_PTR(text) };
+        return 0;
+}
+
+/* A knob of this machine, or the kernel default when it cannot be read. */
+static int64_t read_knob(const char *name, int64_t fallback) {
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        long long v;
+
+        if (asprintf(&path, "/proc/sys/kernel/%s", name) < 0 || read_full_file(path, &text, NULL) < 0 ||
+            sscanf(text, "%lld", &v) != 1)
+                return fallback;
+        return v;
+}
+
+static int verb_check(const DlconfArgs *a) {
+        CheckFile *files = NULL;
+        size_t n = 0;
+        bool have_policy = false;
+        CheckResult res = {};
+        SystemBudget current = {
+                .dl_runtime_us = read_knob("sched_dl_runtime_us", DL_DEFAULT_RUNTIME_US),
+                .dl_period_us = read_knob("sched_dl_period_us", DL_DEFAULT_PERIOD_US),
+                .rt_runtime_us = read_knob("sched_rt_runtime_us", RT_DEFAULT_RUNTIME_US),
+                .rt_period_us = read_knob("sched_rt_period_us", RT_DEFAULT_PERIOD_US),
+        };
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        int r, ret;
+
+        for (unsigned i = 0; i < a->n_args; i++)
+                if (strlen(a->args[i]) > 5 && strcmp(a->args[i] + strlen(a->args[i]) - 5, ".json") == 0)
+                        have_policy = true;
+        if (!have_policy) {
+                glob_t g = {};
+
+                if (glob(DEFAULT_POLICY_GLOB, 0, NULL, &g) == 0)
+                        for (size_t i = 0; i < g.gl_pathc; i++)
+                                if (check_file_add(&files, &n, g.gl_pathv[i]) < 0) {
+                                        globfree(&g);
+                                        check_files_done(files, n);
+                                        return EXIT_DLCONF_FAILURE;
+                                }
+                globfree(&g);
+        }
+        for (unsigned i = 0; i < a->n_args; i++)
+                if (check_file_add(&files, &n, a->args[i]) < 0) {
+                        check_files_done(files, n);
+                        return EXIT_DLCONF_FAILURE;
+                }
+
+        r = check_files(&res, files, n, a->cpus ?: (unsigned) (online > 0 ? online : 1), &current);
+        check_files_done(files, n);
+        if (r < 0) {
+                check_result_done(&res);
+                log_error("check: %s", strerror(-r));
+                return EXIT_DLCONF_FAILURE;
+        }
+        if (a->json != JSON_OFF)
+                ret = print_json(format_check_json(&res, a->json));
+        else {
+                format_check(stdout, &res, use_color(a));
+                ret = EXIT_DLCONF_OK;
+        }
+        if (ret == EXIT_DLCONF_OK)
+                ret = check_exit_status(&res);
+        check_result_done(&res);
+        return ret;
+}
+
+static int run(const DlconfArgs *a) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *unit = NULL, *msg = NULL;
+        int r;
+
+        if (a->verb->id == VERB_CHECK)
+                return verb_check(a);
+
+        if (a->verb->id == VERB_SHOW || a->verb->id == VERB_ADMIT || a->verb->id == VERB_RELEASE) {
+                r = dlconf_unit_name(a->args[0], &unit, &msg);
+                if (r < 0) {
+                        log_error("%s: %s", a->verb->name, msg ?: "out of memory");
+                        return EXIT_DLCONF_USAGE;
+                }
+        }
+
+        r = client_open(&bus);
+        if (r < 0) {
+                log_error("cannot connect to the system bus: %s", strerror(-r));
+                return EXIT_DLCONF_UNREACHABLE;
+        }
+
+        switch (a->verb->id) {
+        case VERB_STATUS:
+        case VERB_LIST:
+                return verb_status_or_list(a, bus);
+        case VERB_SHOW:
+                return verb_show(a, bus, unit);
+        case VERB_RELOAD:
+                r = client_reload(bus, &error);
+                return r < 0 ? bus_failure("reload", &error, r) : EXIT_DLCONF_OK;
+        case VERB_ADMIT:
+                r = client_admit(bus, unit, a->runtime_usec, a->have_deadline ? a->deadline_usec : 0,
+                                 a->period_usec, &error);
+                return r < 0 ? bus_failure(unit, &error, r) : EXIT_DLCONF_OK;
+        case VERB_RELEASE:
+                r = client_release(bus, unit, &error);
+                return r < 0 ? bus_failure(unit, &error, r) : EXIT_DLCONF_OK;
+        default:
+                return EXIT_DLCONF_FAILURE;
+        }
+}
+
+int main(int argc, char *argv[]) {
+        _cleanup_free_ char *error = NULL;
+        DlconfArgs a;
+        int r;
+
+        r = dlconf_parse_args(argc, argv, &a, &error);
+        if (r < 0) {
+                log_error("%s", error ?: "out of memory");
+                return EXIT_DLCONF_USAGE;
+        }
+        if (a.version) {
+                printf("dlconf %s\n", DLCONF_VERSION);
+                return EXIT_DLCONF_OK;
+        }
+        if (a.help) {
+                dlconf_help(stdout, a.verb);
+                return EXIT_DLCONF_OK;
+        }
+        return run(&a);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* What dlconf shows: dld's view of the system budget, its deadline groups and
+ * the services it follows, as returned by its D-Bus API (field meanings in
+ * dld/org.dlsched.Dld1.xml). Filled by client.c, printed by format.c. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct DlconfSystem {
+        char *version;
+        char *policy_directory;
+        char **policy_files;            /* NULL-terminated, may be NULL */
+        char *cgroup_hierarchy;
+        unsigned cpus;
+        int64_t runtime_usec;           /* -1: admission control off */
+        uint64_t period_usec;
+        uint64_t bandwidth;             /* UINT64_MAX: unlimited */
+        uint64_t allocated;
+        int64_t rt_runtime_usec;
+        uint64_t rt_period_usec;
+} DlconfSystem;
+
+typedef struct DlconfGroup {
+        char *name;
+        char *slice;
+        int64_t runtime_usec;
+        uint64_t period_usec;
+        uint64_t reserved;
+        uint64_t allocated;
+        uint64_t free;
+        uint64_t max_request;           /* per CPU, 0: no limit */
+        uint32_t max_services;          /* 0: no limit */
+        uint32_t service_count;
+        char *on_refusal;
+} DlconfGroup;
+
+typedef struct DlconfService {
+        char *unit;
+        char *group;
+        char *state;                    /* admitted, degraded, failed, pending */
+        uint64_t runtime_usec;
+        uint64_t deadline_usec;
+        uint64_t period_usec;
+        uint64_t reserved;
+        uint32_t threads;
+        uint32_t threads_total;
+        char *source;                   /* dropin, manual */
+        char *reason;
+} DlconfService;
+
+typedef struct DlconfState {
+        DlconfSystem system;
+        DlconfGroup *groups;
+        size_t n_groups;
+        DlconfService *services;
+        size_t n_services;
+} DlconfState;
+
+void dlconf_system_done(DlconfSystem *s);
+void dlconf_group_done(DlconfGroup *g);
+void dlconf_service_done(DlconfService *s);
+void dlconf_state_done(DlconfState *s);
+
+/* Appends a zeroed entry and returns it, or NULL on ENOMEM. */
+DlconfGroup *dlconf_state_add_group(DlconfState *s);
+DlconfService *dlconf_state_add_service(DlconfState *s);

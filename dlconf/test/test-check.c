@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dlconf check: policies and requests validated and predicted offline. */
+#include <json-c/json.h>
+
+#include "check.h"
+#include "tap.h"
+#include "util.h"
+
+static const SystemBudget defaults = SYSTEM_BUDGET_DEFAULTS;
+
+static const char *const policy =
+        "{ \"system\": { \"sched_dl_runtime_us\": 500000, \"sched_rt_runtime_us\": 450000 },\n"
+        "  \"groups\": [ { \"name\": \"media\", \"slice\": \"deadline-media.slice\", \"runtime_us\": 300000,\n"
+        "                \"period_us\": 1000000, \"max_request_percent\": 25, \"max_services\": 2 } ] }\n";
+
+static char *text_of(const CheckResult *r, bool json) {
+        char *text = NULL;
+        size_t size;
+        FILE *f;
+
+        if (json)
+                return format_check_json(r, JSON_SHORT);
+        f = open_memstream(&text, &size);
+        format_check(f, r, false);
+        fclose(f);
+        return text;
+}
+
+static void test_paths(void) {
+        struct { const char *path, *unit; } cases[] = {
+                { "/etc/systemd/system/media.service.d/deadline.conf", "media.service" },
+                { "media.service.d/50-x.conf", "media.service" },
+                { "units/demo-media.service", "demo-media.service" },
+                { "control-loop.conf", "control-loop.service" },
+                { "/x/not a unit.d/a.conf", "a.service" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *u = check_unit_for_path(cases[i].path);
+                is_str(u, cases[i].unit, "unit of %s", cases[i].path);
+        }
+}
+
+static void test_slice(void) {
+        _cleanup_free_ char *a = check_unit_file_slice("[Unit]\nSlice=wrong.slice\n[Service]\nExecStart=/bin/true\n Slice = a-b.slice \n");
+        _cleanup_free_ char *b = check_unit_file_slice("[Service]\nSlice=x.slice\nSlice=y.slice\n");
+        _cleanup_free_ char *c = check_unit_file_slice("[Service]\nExecStart=/bin/true\n");
+
+        is_str(a, "a-b.slice", "Slice= of [Service], not of [Unit], stripped");
+        is_str(b, "y.slice", "the last Slice= wins");
+        is_str(c, NULL, "no Slice=");
+}
+
+static void test_verdicts(void) {
+        CheckFile files[] = {
+                { "p/50-demo.json", policy },
+                { "a.service", "[Service]\nSlice=deadline-media.slice\nExecStart=/bin/a\n" },
+                { "a.service.d/dl.conf", "[Service]\nX-DeadlineRuntime=10ms\nX-DeadlinePeriod=40ms\n" },
+                { "b.service", "[Service]\nSlice=deadline-media.slice\n" },
+                { "b.service.d/dl.conf", "[Service]\nX-DeadlineRuntime=8ms\nX-DeadlinePeriod=40ms\n" },
+                { "c.service", "[Service]\nSlice=deadline-media.slice\n" },
+                { "c.service.d/dl.conf", "[Service]\nX-DeadlineRuntime=12ms\nX-DeadlinePeriod=40ms\n" },
+                { "d.service", "[Service]\nSlice=other.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
+                { "e.service", "[Service]\nSlice=deadline-media-sub.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
+                { "f.service", "[Service]\nSlice=deadline-media.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
+        };
+        _cleanup_free_ char *text = NULL, *json = NULL;
+        CheckResult r;
+        json_object *o, *v, *x;
+
+        is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "check runs");
+        ok(r.policy_valid, "policy valid");
+        is_int(r.diags.n, 0, "no problems");
+        is_int(r.n_verdicts, 6, "6 verdicts, in the order given");
+        is_int(r.n_refused, 4, "4 refused");
+        ok(r.verdicts[0].admitted && r.verdicts[0].reserved == 4 * ((10000ULL << 20) / 40000), "a admitted, reserves 4 x 25%%");
+        ok(!r.verdicts[1].admitted && r.verdicts[1].refused_by == REFUSED_BY_ADMISSION, "b refused by admission (does not fit)");
+        ok(!r.verdicts[2].admitted && r.verdicts[2].refused_by == REFUSED_BY_POLICY, "c refused by policy (larger than max_request)");
+        ok(!r.verdicts[3].admitted && !r.verdicts[3].group, "d refused: its slice is in no group");
+        ok(r.verdicts[4].admitted, "e admitted: a sub-slice of media's slice belongs to media");
+        ok(!r.verdicts[5].admitted && strstr(r.verdicts[5].reason, "max_services"), "f refused: media holds its 2 services");
+        is_int(check_exit_status(&r), EXIT_DLCONF_REFUSED, "exit status 3 (refused)");
+
+        text = text_of(&r, false);
+        ok(strstr(text, "Policy valid (1 file). System budget: 50.00% of each CPU = 200.00% on 4 CPUs.\n"
+                        "  group media (deadline-media.slice): 30.00% of each CPU = 120.00%, on refusal: degrade\n"
+                        "admitted a.service runtime 10ms deadline 40ms period 40ms in media: reserves 100.00%\n"
+                        "refused  b.service runtime 8ms deadline 40ms period 40ms: refused by admission: EBUSY: ") != NULL,
+           "text: policy summary and verdicts");
+        ok(strstr(text, "\n2 admitted, 4 refused.\n") != NULL, "text: totals");
+
+        json = text_of(&r, true);
+        o = json_tokener_parse(json);
+        ok(o && json_object_object_get_ex(o, "verdicts", &v) && json_object_array_length(v) == 6, "json: 6 verdicts");
+        v = json_object_array_get_idx(v, 1);
+        ok(json_object_object_get_ex(v, "verdict", &x) && strcmp(json_object_get_string(x), "refused") == 0, "json: b refused");
+        ok(json_object_object_get_ex(v, "refused_by", &x) && strcmp(json_object_get_string(x), "admission") == 0, "json: by admission");
+        ok(json_object_object_get_ex(o, "valid", &x) && json_object_get_boolean(x), "json: valid");
+        json_object_put(o);
+        check_result_done(&r);
+}
+
+/* Bad input: every problem reported with its file and place, nothing predicted. */
+static void test_invalid(void) {
+        struct {
+                const char *name;
+                CheckFile files[3];
+                size_t n;
+                const char *want;       /* a line of the output */
+        } cases[] = {
+                { "unknown policy key", { { "p.json", "{ \"groups\": [], \"sytem\": {} }" } }, 1,
+                  "p.json: $.sytem: " },
+                { "policy not JSON", { { "p.json", "{ groups: " } }, 1, "p.json: " },
+                { "group larger than the system budget",
+                  { { "p.json", "{ \"groups\": [ { \"name\": \"g\", \"slice\": \"g.slice\", \"runtime_us\": 900000, \"period_us\": 1000000 } ] }" } }, 1,
+                  "p.json: $.groups[0]" },
+                { "drop-in: bad time span", { { "x.service", "[Service]\nX-DeadlineRuntime=fast\nX-DeadlinePeriod=10ms\n" } }, 1,
+                  "x.service: line 2: X-DeadlineRuntime=fast: not a time span" },
+                { "drop-in: unknown key", { { "x.service.d/a.conf", "[Service]\nX-DeadlineRuntim=1ms\n" } }, 1,
+                  "x.service.d/a.conf: line 2: unknown key X-DeadlineRuntim=" },
+                { "drop-in: runtime longer than the deadline",
+                  { { "x.conf", "[Service]\nX-DeadlineRuntime=5ms\nX-DeadlineDeadline=2ms\nX-DeadlinePeriod=10ms\n" } }, 1,
+                  "x.conf: line 2: runtime 5ms, deadline 2ms, period 10ms: runtime is longer than the deadline" },
+                { "drop-in without a request", { { "y.service", "[Service]\nExecStart=/bin/true\n" } }, 1,
+                  "y.service: no deadline request (X-DeadlineRuntime= and X-DeadlinePeriod=) in its files" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *text = NULL;
+                CheckResult r;
+
+                is_int(check_files(&r, cases[i].files, cases[i].n, 2, &defaults), 0, "%s: check runs", cases[i].name);
+                ok(r.diags.n > 0 && r.n_verdicts == 0, "  reported, nothing predicted");
+                is_int(check_exit_status(&r), EXIT_DLCONF_INVALID, "  exit status 6 (invalid)");
+                text = text_of(&r, false);
+                if (!ok(strstr(text, cases[i].want) != NULL, "  says: %s", cases[i].want))
+                        printf("#   output: %s\n", text);
+                check_result_done(&r);
+        }
+}
+
+static void test_no_policy(void) {
+        CheckFile files[] = { { "m.service", "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n" } };
+        _cleanup_free_ char *text = NULL;
+        CheckResult r;
+
+        is_int(check_files(&r, files, 1, 2, &defaults), 0, "drop-in alone");
+        is_int(check_exit_status(&r), 0, "  valid: exit 0");
+        text = text_of(&r, false);
+        is_str(text, "No policy given: requests checked for syntax only.\n", "  syntax only");
+        check_result_done(&r);
+}
+
+/* The shipped demo: the policy, its services and their drop-ins, in start order. */
+static void test_demo(void) {
+        static const char *const paths[] = {
+                "policies/examples/demo.json",
+                "units/demo/demo-media.service", "units/demo/demo-media.service.d/deadline.conf",
+                "units/demo/demo-control.service", "units/demo/demo-control.service.d/deadline.conf",
+                "units/demo/demo-greedy.service", "units/demo/demo-greedy.service.d/deadline.conf",
+        };
+        CheckFile files[ELEMENTSOF(paths)];
+        char *texts[ELEMENTSOF(paths)] = {};
+        char full[ELEMENTSOF(paths)][512];
+        CheckResult r;
+
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                snprintf(full[i], sizeof(full[i]), "%s/%s", TOP, paths[i]);
+                ok(read_full_file(full[i], &texts[i], NULL) == 0, "read %s", paths[i]);
+                files[i] = (CheckFile) { full[i], texts[i] ?: "" };
+        }
+        is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "demo: check runs");
+        is_int(r.diags.n, 0, "demo: no problems");
+        is_int(r.n_verdicts, 3, "demo: 3 services");
+        ok(r.n_verdicts == 3 && r.verdicts[0].admitted && r.verdicts[1].admitted && !r.verdicts[2].admitted,
+           "demo: media and control admitted, greedy refused");
+        ok(r.n_verdicts == 3 && r.verdicts[2].refused_by == REFUSED_BY_ADMISSION, "demo: greedy refused because it does not fit");
+        ok(r.n_verdicts == 3 && streq_ptr(r.verdicts[1].group, "control") && r.verdicts[1].deadline_usec == 50000,
+           "demo: control loop in group control with a 50ms deadline");
+        check_result_done(&r);
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++)
+                free(texts[i]);
+}
+
+/* The example policies: accepted, and the broken one refused precisely. */
+static void test_examples(void) {
+        static const struct { const char *path; const char *want; } cases[] = {
+                { "policies/examples/demo.json", NULL },
+                { "policies/examples/nested.json", NULL },
+                { "policies/examples/broken.json",
+                  "$.groups[1]: group \"control\" (20.00% of each CPU) does not fit together with the groups before it: "
+                  "10.00% left in the system budget" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *text = NULL, *out = NULL;
+                char path[512];
+                CheckResult r;
+
+                snprintf(path, sizeof(path), "%s/%s", TOP, cases[i].path);
+                ok(read_full_file(path, &text, NULL) == 0, "read %s", cases[i].path);
+                is_int(check_files(&r, &(CheckFile) { path, text ?: "" }, 1, 4, &defaults), 0, "%s: check runs", cases[i].path);
+                is_int(check_exit_status(&r), cases[i].want ? EXIT_DLCONF_INVALID : 0, "  exit status %d",
+                       cases[i].want ? EXIT_DLCONF_INVALID : 0);
+                out = text_of(&r, false);
+                if (cases[i].want && !ok(strstr(out, cases[i].want) != NULL, "  says: %s", cases[i].want))
+                        printf("#   output: %s\n", out);
+                check_result_done(&r);
+        }
+}
+
+int main(void) {
+        tap_begin();
+        test_paths();
+        test_slice();
+        test_verdicts();
+        test_invalid();
+        test_no_policy();
+        test_demo();
+        test_examples();
+        return tap_done();
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# dlconf admit, release and reload against the live dld: what they change,
+# how refusals come out (one line, exit status, journal), root only.
+. /usr/lib/dlsched/60-dld-lib.inc
+dld_require
+plan 30
+
+write_policy 81-test "$DLD_TEST_POLICY"
+dlconf reload || fail "policy applies"
+make_service t81-a deadline-media.slice "/bin/sleep infinity"
+make_service t81-sys system.slice "/bin/sleep infinity"
+make_service t81-off deadline-media.slice "/bin/sleep infinity"
+systemctl start t81-a t81-sys
+pid=$(main_pid t81-a)
+
+out=$(dlconf admit t81-a --runtime=2ms --period=20ms 2>&1); rc=$?
+is "admit exits 0" "$rc" 0
+is "  and prints nothing" "$out" ""
+like "  thread SCHED_DEADLINE 2ms/20ms/20ms" "$(chrt -p "$pid")" "runtime/deadline/period parameters: 2000000/20000000/20000000"
+is "  show: admitted" "$(dlconf show --json t81-a | jq -r .state)" admitted
+is "  show: by hand" "$(dlconf show --json t81-a | jq -r .source)" manual
+is "  the unit's cgroup reserves 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 2000
+
+out=$(dlconf release t81-a 2>&1); rc=$?
+is "release exits 0" "$rc" 0
+is "  thread back to SCHED_OTHER" "$(policy_of "$pid")" 0
+is "  reservation given back" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" -1
+
+ok "admit with a deadline" dlconf admit t81-a.service --runtime=1ms --deadline=5ms --period=20ms
+like "  deadline 5ms" "$(chrt -p "$pid")" "1000000/5000000/20000000"
+dlconf release t81-a
+
+# Refusals: exit 3, one line, a journal entry, nothing changed.
+before=$(dld_prop SystemAllocated)
+out=$(dlconf admit t81-a --runtime=5ms --period=20ms 2>&1); rc=$?
+is "admit larger than max_request_percent: exit 3" "$rc" 3
+like "  one line: refused and why" "$out" "^dlconf: t81-a.service: refused: [^"$'\n'"]*max_request_percent[^"$'\n'"]*$"
+is "  thread stays SCHED_OTHER" "$(policy_of "$pid")" 0
+is "  nothing allocated" "$(dld_prop SystemAllocated)" "$before"
+wait_until 10 sh -c "journalctl -o json --no-pager --since @$DLD_TEST_START MESSAGE_ID=$DLD_MSG_REFUSED UNIT=t81-a.service | grep -q ."
+entry=$(journal_json "$DLD_MSG_REFUSED" t81-a.service | tail -n 1)
+is "  journal: DLD_REFUSED_BY=policy" "$(jq -r .DLD_REFUSED_BY <<< "$entry")" policy
+is "  journal: DLD_RUNTIME_USEC=5000" "$(jq -r .DLD_RUNTIME_USEC <<< "$entry")" 5000
+
+out=$(dlconf admit t81-a --runtime=30ms --period=20ms 2>&1); rc=$?
+is "admit with runtime > period: exit 2 before any call" "$rc" 2
+is "  says so" "$out" "dlconf: admit: runtime is longer than the deadline"
+out=$(dlconf admit t81-a --runtime=2ms 2>&1); rc=$?
+is "admit without a period: exit 2" "$rc" 2
+out=$(dlconf admit t81-off --runtime=2ms --period=20ms 2>&1); rc=$?
+is "admit of an inactive unit: exit 1" "$rc" 1
+out=$(dlconf admit t81-sys --runtime=2ms --period=20ms 2>&1); rc=$?
+is "admit of a unit in no group: exit 1" "$rc" 1
+like "  says which slice" "$out" "^dlconf: t81-sys.service: .*system.slice"
+out=$(dlconf release t81-none 2>&1); rc=$?
+is "release of an unknown unit: exit 1" "$rc" 1
+
+ok "reload exits 0" dlconf reload
+write_policy 81-zz-broken '{ "groups": [ { "name": "x", "slice": "x.slice", "runtime_us": "lots", "period_us": 1000000 } ] }'
+out=$(dlconf reload 2>&1); rc=$?
+is "reload of a broken policy: exit 6" "$rc" 6
+like "  names the file and the JSON path" "$out" "^dlconf: reload: .*81-zz-broken.json: \\\$.groups\[0\].runtime_us: "
+is "  the previous policy stays in force" "$(knob sched_dl_runtime_us)" 400000
+rm -f "$DLD_POLICY_DIR/81-zz-broken.json"
+
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups dlconf status 2>&1); rc=$?
+is "non-root: exit 5" "$rc" 5
+like "  permission denied, one line" "$out" "^dlconf: permission denied: [^"$'\n'"]*$"
+done_testing

@@ -1,0 +1,96 @@
+#!/bin/bash
+# The demo scenario (make demo): dld with the demo policy admits the media
+# worker and the control loop and refuses the greedy worker, with a journal
+# entry saying why; under a CPU-bound CFS load on every CPU the admitted
+# services miss no deadline.
+# DEMO_LOAD_SECONDS (default 30) sets how long the load runs.
+. /usr/lib/dlsched/60-dld-lib.inc
+dld_require
+plan 23
+
+SETUP=/usr/lib/dlsched/demo/dlsched-demo-setup
+STATS=/run/dlsched-demo
+LOAD_SECONDS=${DEMO_LOAD_SECONDS:-30}
+load_pids=()
+
+demo_cleanup() {
+	[ ${#load_pids[@]} -gt 0 ] && kill "${load_pids[@]}" 2>/dev/null
+	"$SETUP" stop > /dev/null 2>&1
+	dld_cleanup
+}
+trap demo_cleanup EXIT
+
+virt=$(systemd-detect-virt 2>/dev/null)
+# A TAP TODO point: reported as not ok, does not fail the test.
+todo() { _tap_n=$((_tap_n + 1)); echo "not ok $_tap_n - $1 # TODO $2"; }
+stat_of() { sed -n "s/^$2=//p" "$STATS/$1.stats" 2>/dev/null; }
+state_of() { dlconf show --json "$1" 2>/dev/null | jq -r .state; }
+
+out=$("$SETUP" start 2>&1); rc=$?
+is "demo starts: dld with the demo policy, services in order" "$rc" 0
+[ $rc -eq 0 ] || diag "$out"
+is "policy in force: sched_dl_runtime_us" "$(knob sched_dl_runtime_us)" 400000
+
+is "demo-media admitted" "$(state_of demo-media)" admitted
+is "demo-control admitted" "$(state_of demo-control)" admitted
+is "demo-greedy refused and degraded" "$(state_of demo-greedy)" degraded
+like "demo-media runs SCHED_DEADLINE 12ms/100ms/100ms" "$(chrt -p "$(main_pid demo-media.service)")" \
+	"SCHED_DEADLINE.*12000000/100000000/100000000"
+like "demo-control runs SCHED_DEADLINE 10ms/50ms/100ms" "$(chrt -p "$(main_pid demo-control.service)")" \
+	"SCHED_DEADLINE.*10000000/50000000/100000000"
+is "demo-greedy runs as a normal task" "$(policy_of "$(main_pid demo-greedy.service)")" 0
+
+entry=$(journalctl -u dld.service -o json --no-pager "MESSAGE_ID=$DLD_MSG_REFUSED" UNIT=demo-greedy.service | tail -n 1)
+field() { jq -r ".$1 // empty" <<< "$entry"; }
+is "journal: one refusal entry for demo-greedy" "$(field UNIT)" demo-greedy.service
+is "  DLD_GROUP=media" "$(field DLD_GROUP)" media
+is "  DLD_REFUSED_BY=admission" "$(field DLD_REFUSED_BY)" admission
+is "  DLD_ERRNO_NAME=EBUSY" "$(field DLD_ERRNO_NAME)" EBUSY
+is "  the request: 10000/100000/100000 us" "$(field DLD_RUNTIME_USEC)/$(field DLD_DEADLINE_USEC)/$(field DLD_PERIOD_USEC)" 10000/100000/100000
+like "  DLD_FREE_PERCENT: what media had left" "$(field DLD_FREE_PERCENT)" "^[0-9]+\.[0-9]+%?$"
+is "  DLD_ACTION=degrade" "$(field DLD_ACTION)" degrade
+like "  DLD_REASON in words, with what was left" "$(field DLD_REASON)" "[0-9.]+% left"
+
+# The workers count from the moment they run SCHED_DEADLINE; a few
+# seconds without load first, then a CPU-bound CFS load on every CPU.
+sleep 5
+declare -A misses_before
+for svc in media control greedy; do misses_before[$svc]=$(stat_of "$svc" misses); done
+for _ in $(seq "$(nproc)"); do
+	timeout "$LOAD_SECONDS" sh -c 'while :; do :; done' &
+	load_pids+=($!)
+done
+diag "CFS load: $(nproc) busy loops for ${LOAD_SECONDS}s"
+wait "${load_pids[@]}" 2>/dev/null
+load_pids=()
+sleep 2     # the workers rewrite their counters every second
+
+"$SETUP" show | while IFS= read -r line; do diag "$line"; done
+for svc in media control greedy; do
+	diag "demo-$svc: $(stat_of "$svc" instances) instances, $(stat_of "$svc" misses) deadline misses" \
+		"($(( $(stat_of "$svc" misses) - ${misses_before[$svc]:-0} )) under load)" \
+		"($(stat_of "$svc" skipped) skipped), worst response $(stat_of "$svc" worst_response_us)us," \
+		"worst lateness $(stat_of "$svc" worst_lateness_us)us, longest stall in a job $(stat_of "$svc" worst_gap_us)us, policy $(stat_of "$svc" policy), waits with $(stat_of "$svc" wait)"
+done
+
+for svc in media control; do
+	period_us=$(( $(stat_of "$svc" period_ns) / 1000 ))
+	is "demo-$svc: counted as a SCHED_DEADLINE task" "$(stat_of "$svc" policy)/$(stat_of "$svc" counting)" deadline/1
+	n=$(stat_of "$svc" instances)
+	# At least the instances of the load window: the job ran throughout.
+	ok "demo-$svc: ran through the load (${n:-0} instances >= $(( LOAD_SECONDS * 1000000 / period_us )))" \
+		test "${n:-0}" -ge $(( LOAD_SECONDS * 1000000 / period_us ))
+	misses=$(stat_of "$svc" misses)
+	if [ "$misses" = 0 ]; then
+		pass "demo-$svc: 0 deadline misses"
+	elif [ "$virt" = qemu ]; then
+		# Pure emulation: the host preempts the vCPU threads, for up to
+		# hundreds of ms on a busy host, and no guest scheduler can make
+		# up for time its CPU did not run. A known failure, not hidden.
+		todo "demo-$svc: 0 deadline misses" "$misses misses on emulated (TCG) CPUs, worst response $(stat_of "$svc" worst_response_us)us"
+	else
+		is "demo-$svc: 0 deadline misses" "$misses" 0
+	fi
+done
+is "dld still running" "$(systemctl is-active dld.service)" active
+done_testing
