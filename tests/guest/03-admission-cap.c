@@ -37,7 +37,7 @@ int main(void)
 	static struct worker workers[MAX_THREADS];
 	long long cap = dl_admission_cap();
 	uint64_t runtime, bw;
-	int admitted = 0, expected, i, last_err = 0;
+	int admitted = 0, expected, i, last_err = 0, err;
 	char c;
 
 	ksft_print_header();
@@ -45,8 +45,13 @@ int main(void)
 	if (cap <= 0)
 		ksft_exit_skip("deadline admission control is off\n");
 
-	/* Each thread asks for a third of a CPU: several fit, not unboundedly many. */
-	runtime = PERIOD_NS / 3;
+	/*
+	 * Each thread asks for a slice of the cap such that exactly four fit,
+	 * whatever the knobs say (never more than one CPU per thread).
+	 */
+	runtime = (uint64_t)((double)PERIOD_NS * cap / (4.5 * (1 << BW_SHIFT)));
+	if (runtime > PERIOD_NS)
+		runtime = PERIOD_NS;
 	bw = dl_ratio(PERIOD_NS, runtime);
 	expected = cap / bw;
 	ksft_print_msg("cap %lld (fixed point) on %d CPUs, %llu per thread: expect %d admitted\n",
@@ -80,7 +85,10 @@ int main(void)
 	close(gate[1]);
 	for (i = 0; i < admitted; i++)
 		pthread_join(workers[i].thread, NULL);
-	ksft_test_result(dl_enter(runtime, PERIOD_NS, PERIOD_NS, 0) == 0 && dl_leave() == 0,
-			 "bandwidth is free again after the threads exit\n");
+	/* An exiting deadline task holds its bandwidth until its 0-lag time. */
+	for (i = 0; i < 40 && (err = dl_enter(runtime, PERIOD_NS, PERIOD_NS, 0)) == -EBUSY; i++)
+		usleep(50000);
+	ksft_test_result(err == 0 && dl_leave() == 0,
+			 "bandwidth is free again after the threads exit (%s)\n", strerror(-err));
 	ksft_finished();
 }

@@ -215,9 +215,16 @@ static inline int cg_remove(const char *cg)
 /* Set the system knobs; the order of writes keeps rt + dl <= 100%. */
 static inline void set_dl_pool(long long rt_runtime, long long dl_runtime)
 {
-	int err;
+	int err, tries = 0;
 
-	if ((err = write_ll(SYSCTL_DL_RUNTIME, 0)) ||
+	/*
+	 * A deadline task that exited or left the class holds its bandwidth
+	 * until its 0-lag time (at most one period): the previous test's
+	 * tasks may still be draining, so wait for them before lowering.
+	 */
+	while ((err = write_ll(SYSCTL_DL_RUNTIME, 0)) == -EBUSY && tries++ < 40)
+		usleep(50000);
+	if (err ||
 	    (err = write_ll(SYSCTL_RT_RUNTIME, rt_runtime)) ||
 	    (err = write_ll(SYSCTL_DL_RUNTIME, dl_runtime)))
 		ksft_exit_fail_msg("set rt %lld / dl %lld: %s\n", rt_runtime, dl_runtime,
