@@ -10,7 +10,7 @@
 # Environment: BOOT_ARGS (appended to the kernel command line), TESTS (glob
 # list of guest tests), VCPUS (default 4), GUEST_MEM (MiB, default 2048),
 # QEMU_ACCEL (tcg by default; kvm only when asked for: KVM guests hang on
-# the machines this was written on), GUEST_TIMEOUT (default 1800).
+# the machines this was written on), GUEST_TIMEOUT (default 1500).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -53,7 +53,7 @@ check)
 		{ note "waiting for another kernel build or guest run on this machine"; flock "$heavy_lock"; }
 	# The results port is a file chardev: whatever the guest wrote before a
 	# hang or a timeout is still there for the host to read.
-	timeout -k 10 "${GUEST_TIMEOUT:-1800}" "${qemu[@]}" -display none -monitor none \
+	timeout -k 10 "${GUEST_TIMEOUT:-1500}" "${qemu[@]}" -display none -monitor none \
 		-serial "file:$log" \
 		-device virtio-serial-pci \
 		-chardev "file,id=results,path=$results" \
