@@ -219,16 +219,22 @@ static inline void set_dl_pool(long long rt_runtime, long long dl_runtime)
 
 	/*
 	 * A deadline task that exited or left the class holds its bandwidth
-	 * until its 0-lag time (at most one period): the previous test's
-	 * tasks may still be draining, so wait for them before lowering.
+	 * until its 0-lag time (at most one period), and every write here is
+	 * checked against what is held: while the previous test's tasks
+	 * drain, any step may say EBUSY. Retry the whole sequence for a while.
 	 */
-	while ((err = write_ll(SYSCTL_DL_RUNTIME, 0)) == -EBUSY && tries++ < 40)
-		usleep(50000);
-	if (err ||
-	    (err = write_ll(SYSCTL_RT_RUNTIME, rt_runtime)) ||
-	    (err = write_ll(SYSCTL_DL_RUNTIME, dl_runtime)))
-		ksft_exit_fail_msg("set rt %lld / dl %lld: %s\n", rt_runtime, dl_runtime,
-				   strerror(-err));
+	do {
+		if (tries)
+			usleep(50000);
+		err = write_ll(SYSCTL_DL_RUNTIME, 0);
+		if (!err)
+			err = write_ll(SYSCTL_RT_RUNTIME, rt_runtime);
+		if (!err)
+			err = write_ll(SYSCTL_DL_RUNTIME, dl_runtime);
+	} while (err == -EBUSY && ++tries < 60);
+	if (err)
+		ksft_exit_fail_msg("set rt %lld / dl %lld: %s (pool holds %lld)\n", rt_runtime,
+				   dl_runtime, strerror(-err), pool_total());
 }
 
 /* Move process @pid into @cg; returns 0 or -errno. */
