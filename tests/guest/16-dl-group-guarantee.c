@@ -10,7 +10,9 @@
  * Tolerance, for QEMU TCG (guest CPUs are host threads, preempted by the
  * host at will): over the whole run each task gets 85%..115% of
  * runtime/period; in every 500 ms window (5 periods, so that a window's
- * edges cutting a 25 ms slice do not matter) at least 70%.
+ * edges cutting a 25 ms slice do not matter) at least 60%: an emulated vCPU
+ * preempted by the host for a period and a half costs 30%, and without
+ * the reservation the task competes with eight hogs for about 11%.
  */
 #include "dlgroup.h"
 
@@ -102,8 +104,8 @@ static void check(const char *name, struct result *r)
 	ksft_test_result(total >= 0.85 && total <= 1.15,
 			 "%s received %.1f ms of %.1f ms over 3 s (%.0f%%, 85..115%%)\n", name,
 			 r->total_ns / 1e6, want / 1e6, total * 100);
-	ksft_test_result(worst >= 0.70,
-			 "%s received at least 70%% of its runtime in every 500 ms window (worst %.0f%%)\n",
+	ksft_test_result(worst >= 0.60,
+			 "%s received at least 60%% of its runtime in every 500 ms window (worst %.0f%%)\n",
 			 name, worst * 100);
 }
 

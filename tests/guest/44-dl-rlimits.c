@@ -260,7 +260,7 @@ static int unpriv_admission(void *arg)
 int main(void)
 {
 	struct rlimit64 l;
-	long long cap = dl_admission_cap();
+	long long cap = (dltask_widen_pool(), dl_admission_cap());
 	int ret;
 
 	ksft_print_header();

@@ -254,6 +254,7 @@ static int within_rlimits(void *arg)
 
 int main(void)
 {
+	dltask_widen_pool();
 	ksft_print_header();
 	ksft_set_plan(6);
 	ksft_test_result(run_child(set_and_get, NULL) == 0,

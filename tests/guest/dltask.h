@@ -18,6 +18,50 @@
 /* The unprivileged identity the tests switch to (nobody/nogroup). */
 #define UNPRIV_ID 65534
 
+/*
+ * These tests are about task interfaces, not the size of the system pool,
+ * and were sized for mainline's 95 % of each CPU: give deadline tasks half
+ * of each CPU while they run (RT keeps 45 %), and put the knobs back at
+ * exit. A kernel without the dlsched knobs keeps mainline's.
+ */
+#define DLTASK_SYSCTL_DL "/proc/sys/kernel/sched_dl_runtime_us"
+#define DLTASK_SYSCTL_RT "/proc/sys/kernel/sched_rt_runtime_us"
+
+static long long dltask_saved_dl, dltask_saved_rt;
+static pid_t dltask_pool_owner;
+
+static void dltask_restore_pool(void)
+{
+	int i;
+
+	/* Children exiting through exit() must not touch the knobs. */
+	if (getpid() != dltask_pool_owner)
+		return;
+	/* Bandwidth of exited tasks drains at their 0-lag time: retry. */
+	for (i = 0; i < 100; i++) {
+		if (!write_ll(DLTASK_SYSCTL_DL, dltask_saved_dl) &&
+		    !write_ll(DLTASK_SYSCTL_RT, dltask_saved_rt))
+			return;
+		usleep(50000);
+	}
+}
+
+static inline void dltask_widen_pool(void)
+{
+	int i;
+
+	if (read_ll(DLTASK_SYSCTL_DL, &dltask_saved_dl) ||
+	    read_ll(DLTASK_SYSCTL_RT, &dltask_saved_rt))
+		return;
+	dltask_pool_owner = getpid();
+	atexit(dltask_restore_pool);
+	for (i = 0; i < 60; i++) {
+		if (!write_ll(DLTASK_SYSCTL_RT, 450000) && !write_ll(DLTASK_SYSCTL_DL, 500000))
+			return;
+		usleep(50000);
+	}
+}
+
 static inline long sched_wait_interval(const struct timespec *rqtp, struct timespec *rmtp)
 {
 	return syscall(__NR_sched_wait_interval, rqtp, rmtp);
