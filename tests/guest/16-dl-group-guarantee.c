@@ -12,7 +12,7 @@
  * runtime/period; in every 500 ms window (5 periods, so that a window's
  * edges cutting a 25 ms slice do not matter) at least 60%: an emulated vCPU
  * preempted by the host for a period and a half costs 30%, and without
- * the reservation the task competes with eight hogs for about 11%.
+ * deadline scheduling the task would compete with eight hogs for about 11%.
  */
 #include "dlgroup.h"
 
