@@ -20,8 +20,8 @@
 
 /*
  * These tests are about task interfaces, not the size of the system pool,
- * and were sized for mainline's 95 % of each CPU: give deadline tasks half
- * of each CPU while they run (RT keeps 45 %), and put the knobs back at
+ * and were sized for mainline's 95 % of each CPU: give deadline tasks 60 %
+ * of each CPU while they run (RT keeps 35 %), and put the knobs back at
  * exit. A kernel without the dlsched knobs keeps mainline's.
  */
 #define DLTASK_SYSCTL_DL "/proc/sys/kernel/sched_dl_runtime_us"
@@ -56,7 +56,7 @@ static inline void dltask_widen_pool(void)
 	dltask_pool_owner = getpid();
 	atexit(dltask_restore_pool);
 	for (i = 0; i < 60; i++) {
-		if (!write_ll(DLTASK_SYSCTL_RT, 450000) && !write_ll(DLTASK_SYSCTL_DL, 500000))
+		if (!write_ll(DLTASK_SYSCTL_RT, 350000) && !write_ll(DLTASK_SYSCTL_DL, 600000))
 			return;
 		usleep(50000);
 	}
