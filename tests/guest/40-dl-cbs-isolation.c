@@ -69,7 +69,7 @@ static int hog(void *arg)
 int main(void)
 {
 	int ncpus = online_cpus(), nhogs = 0, i, ok_hogs = 0, status;
-	long long cap = (dltask_widen_pool(), dl_admission_cap());
+	long long cap = dl_admission_cap();
 	struct good_result *r;
 	pid_t hogs[MAX_HOGS], good;
 	uint64_t cpu0[MAX_HOGS], t0, elapsed;
