@@ -123,33 +123,24 @@ int main(void)
 		ksft_exit_skip("more than 16 CPUs: a thread cannot fill 1/16 of each\n");
 	thread_runtime_ns = TASK_RUNTIME_NS(16) * n;
 	set_dl_pool(750000, 250000);
-	if (!cg_v1) {
-		/*
-		 * A threaded subtree: the process lives in its threaded domain
-		 * dom (no reservation: it charges the pool), its threads may
-		 * be anywhere below.
-		 */
-		cg_create("dom");
-		t1 = "dom/t1";
-		t2 = "dom/t2";
-		t0 = "dom/t0";
-		plain = "dom";
-		cg_create(t1);
-		cg_create(t2);
-		cg_create(t0);
-		if (cg_write(t1, "cgroup.type", "threaded") || cg_write(t2, "cgroup.type", "threaded") ||
-		    cg_write(t0, "cgroup.type", "threaded"))
-			ksft_exit_fail_msg("threaded cgroups: %s\n", strerror(errno));
-		home = plain;
-	} else {
-		t1 = "t1";
-		t2 = "t2";
-		t0 = "t0";
-		plain = "";
-		cg_create(t1);
-		cg_create(t2);
-		cg_create(t0);
-		home = t1;
+	/*
+	 * v2: a threaded subtree; the process lives in its threaded domain dom
+	 * (no reservation: it charges the pool), its threads may be anywhere
+	 * below. v1: the groups sit at the top, the process in t1.
+	 */
+	t1 = cg_v1 ? "t1" : "dom/t1";
+	t2 = cg_v1 ? "t2" : "dom/t2";
+	t0 = cg_v1 ? "t0" : "dom/t0";
+	plain = cg_v1 ? "" : "dom";
+	home = cg_v1 ? t1 : plain;
+	if (!cg_v1)
+		cg_create(plain);
+	for (size_t i = 0; i < 3; i++) {
+		const char *reserved = (const char *[]){ t1, t2, t0 }[i];
+
+		cg_create(reserved);
+		if (!cg_v1 && cg_write(reserved, "cgroup.type", "threaded"))
+			ksft_exit_fail_msg("threaded cgroup %s: %s\n", reserved, strerror(errno));
 	}
 	/* t1 holds exactly the thread (1/16 of n CPUs), t2 half of it. */
 	if (cg_write_ll(t1, "cpu.dl_runtime_us", 62500) || cg_write_ll(t2, "cpu.dl_runtime_us", 31250) ||
