@@ -15,7 +15,7 @@ export TOP BUILD KERNEL_VARIANT
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests/guest/Makefile))
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
-.PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch \
+.PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \
 	userspace rootfs image check check-host check-guest run demo clean distclean
 
 all: kernel userspace
@@ -40,6 +40,10 @@ kernel-export:
 
 kernel-checkpatch:
 	@kernel/scripts/tree.sh check
+
+# Every patch of the series builds on its own (slow: one build per patch).
+kernel-check-builds:
+	@kernel/scripts/tree.sh check-builds
 
 userspace: headers
 	@scripts/deps.sh userspace
