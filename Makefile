@@ -43,8 +43,9 @@ kernel-checkpatch:
 	@kernel/scripts/tree.sh check
 
 # Every patch of the series builds on its own (slow: one build per patch).
+# FROM=N starts at patch N, after a full run.
 kernel-check-builds:
-	@kernel/scripts/tree.sh check-builds
+	@kernel/scripts/tree.sh check-builds $(FROM)
 
 userspace: headers
 	@scripts/deps.sh userspace

@@ -3,12 +3,13 @@
 #   tree.sh import   build/kernel-tree: a git tree, one commit per patch (git am)
 #   tree.sh export   write the tree's commits back to kernel/patches + series
 #   tree.sh check    scripts/checkpatch.pl --strict over every patch
-#   tree.sh check-builds
+#   tree.sh check-builds [FIRST]
 #                    every patch builds on its own: vmlinux of the base, then
 #                    of each prefix of the series, incrementally in
 #                    build/linux-series + build/kobj-series (normal config);
 #                    TAP, not ok on a build error or a warning the base
 #                    build did not have. Logs in build/logs/check-builds/.
+#                    FIRST: start at that patch, after an earlier full run.
 # KERNEL_TREE overrides the tree's location.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/common.sh"
@@ -101,23 +102,33 @@ check)
 	done < <(series_patches)
 	exit $rc;;
 check-builds)
+	first=${2:-1}
+	[[ $first =~ ^[1-9][0-9]*$ ]] || die "check-builds [FIRST]: FIRST is a patch number, not '$first'"
 	"$TOP/kernel/scripts/build.sh" base
 	logs=$BUILD/logs/check-builds
-	rm -rf "$logs"
-	mkdir -p "$logs"
 	n=$(series_patches | wc -l)
 	echo "TAP version 13"
 	echo "1..$n"
-	if ! build_prefix 0 "$logs/0000-base.log"; then
-		echo "Bail out! the base tree does not build: $logs/0000-base.log"
-		exit 1
+	# From patch 1 the base is built for its warnings; a later start
+	# reuses them (the earlier patches are taken as checked).
+	if [ "$first" -eq 1 ] || [ ! -f "$logs/base.warnings" ]; then
+		rm -rf "$logs"
+		mkdir -p "$logs"
+		if ! build_prefix 0 "$logs/0000-base.log"; then
+			echo "Bail out! the base tree does not build: $logs/0000-base.log"
+			exit 1
+		fi
+		build_warnings "$logs/0000-base.log" > "$logs/base.warnings"
 	fi
-	build_warnings "$logs/0000-base.log" > "$logs/base.warnings"
 	echo "# base: $(wc -l < "$logs/base.warnings") warnings ($logs/base.warnings)"
 	rc=0 i=0
 	while read -r p; do
 		i=$((i + 1))
 		log=$logs/${p%.patch}.log
+		if [ "$i" -lt "$first" ]; then
+			echo "ok $i - $p builds # SKIP starting at patch $first"
+			continue
+		fi
 		# Let a queued guest run or build take the machine between two builds.
 		sleep 2
 		start=$SECONDS
@@ -130,10 +141,10 @@ check-builds)
 			echo "$new" | sed 's/^/# /'
 			rc=1
 		else
-			echo "ok $i - $p builds ($((SECONDS - start)) s)"
+			echo "ok $i - $p builds ($((SECONDS - start)) s with waits for the machine)"
 		fi
 	done < <(series_patches)
 	exit $rc;;
 *)
-	die "usage: tree.sh import|export|check|check-builds";;
+	die "usage: tree.sh import|export|check|check-builds [FIRST]";;
 esac
