@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The guarantee itself: two groups each reserve 1/16 of every CPU and hold
- * one deadline task of runtime 25 ms every 100 ms (a quarter of a CPU,
- * exactly the group's reservation on 4 CPUs); 2 * CPUs CPU-bound CFS tasks
- * load the machine. Each deadline task spins for 3 s; CBS throttles it to
- * its runtime and replenishes it every period, so it must receive its
- * runtime every period and no more.
+ * The guarantee itself: two groups each reserve 1/(4 * CPUs) of every CPU
+ * and hold one deadline task of runtime 25 ms every 100 ms (a quarter of a
+ * CPU, exactly the group's reservation); 2 * CPUs
+ * CPU-bound CFS tasks load the machine. Each deadline task spins for 3 s;
+ * CBS throttles it to its runtime and replenishes it every period, so it
+ * must receive its runtime every period and no more.
  *
  * Tolerance, for QEMU TCG (guest CPUs are host threads, preempted by the
  * host at will): over the whole run each task gets 85%..115% of
  * runtime/period; in every 500 ms window (5 periods, so that a window's
  * edges cutting a 25 ms slice do not matter) at least 60%: an emulated vCPU
- * preempted by the host for a period and a half costs 30%, and without
- * deadline scheduling the task would compete with eight hogs for about 11%.
+ * preempted by the host for a period and a half costs 30%.
  */
 #include "dlgroup.h"
 
@@ -117,15 +116,19 @@ int main(void)
 	ksft_print_header();
 	ksft_set_plan(7);
 	dl_setup("dltest-16");
-	if (n != 4)
-		ksft_exit_skip("written for the default boot's 4 CPUs, not %d\n", n);
+	/*
+	 * The pool, 1/4 of each CPU, holds both groups from 2 CPUs on; the
+	 * fixed point holds 1/(4 * CPUs) exactly for a power of two.
+	 */
+	if (n < 2 || n > 16 || (n & (n - 1)))
+		ksft_exit_skip("written for 2, 4, 8 or 16 CPUs, not %d\n", n);
 	set_dl_pool(750000, 250000);
 
 	cg_create("G1");
 	cg_create("G2");
 	cg_create("cfs");
-	if (cg_write_ll("G1", "cpu.dl_runtime_us", 62500) ||
-	    cg_write_ll("G2", "cpu.dl_runtime_us", 62500))
+	if (cg_write_ll("G1", "cpu.dl_runtime_us", 250000 / n) ||
+	    cg_write_ll("G2", "cpu.dl_runtime_us", 250000 / n))
 		ksft_exit_fail_msg("reserve: %s\n", strerror(errno));
 
 	if (pipe(start) || pipe(out1) || pipe(out2))

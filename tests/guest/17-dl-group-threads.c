@@ -10,6 +10,8 @@
 #include "dlgroup.h"
 
 static int tid_pipe[2], gate[2];
+/* n/16 of a CPU on n CPUs: exactly a reservation of 1/16 of each CPU. */
+static uint64_t thread_runtime_ns;
 
 /* The deadline thread: reports its tid (or -errno), then waits. */
 static void *dl_thread(void *arg)
@@ -18,7 +20,7 @@ static void *dl_thread(void *arg)
 	char c;
 
 	(void)arg;
-	if (dl_enter(TASK_RUNTIME_NS(4), TASK_PERIOD_NS, TASK_PERIOD_NS, 0))
+	if (dl_enter(thread_runtime_ns, TASK_PERIOD_NS, TASK_PERIOD_NS, 0))
 		tid = -errno;
 	if (write(tid_pipe[1], &tid, sizeof(tid)) != sizeof(tid))
 		return NULL;
@@ -106,9 +108,10 @@ static bool only_in(const char *cg, int tid)
 
 int main(void)
 {
-	long long n = cpus(), q = BW_FRACTION(4);
 	/* The reservations, as the pool counts them: 1/16 and 1/32 of each CPU. */
-	long long r16 = BW_FRACTION(16) * n, r32 = BW_FRACTION(32) * n;
+	long long n = cpus(), r16 = BW_FRACTION(16) * n, r32 = BW_FRACTION(32) * n;
+	/* The thread's bandwidth: all of a 1/16 reservation. */
+	long long q = r16;
 	int tid, main_tid = 0, report[2];
 	const char *home;
 	pid_t pid;
@@ -116,8 +119,9 @@ int main(void)
 	ksft_print_header();
 	ksft_set_plan(8);
 	dl_setup("dltest-17");
-	if (n != 4)
-		ksft_exit_skip("written for the default boot's 4 CPUs, not %lld\n", n);
+	if (n > 16)
+		ksft_exit_skip("more than 16 CPUs: a thread cannot fill 1/16 of each\n");
+	thread_runtime_ns = TASK_RUNTIME_NS(16) * n;
 	set_dl_pool(750000, 250000);
 	if (!cg_v1) {
 		/*
@@ -147,7 +151,7 @@ int main(void)
 		cg_create(t0);
 		home = t1;
 	}
-	/* t1 holds exactly the thread (1/16 of 4 CPUs = 1/4 CPU), t2 half of it. */
+	/* t1 holds exactly the thread (1/16 of n CPUs), t2 half of it. */
 	if (cg_write_ll(t1, "cpu.dl_runtime_us", 62500) || cg_write_ll(t2, "cpu.dl_runtime_us", 31250) ||
 	    cg_write_ll(t0, "cpu.dl_runtime_us", 0))
 		ksft_exit_fail_msg("reserve: %s\n", strerror(errno));
@@ -184,8 +188,8 @@ int main(void)
 
 	ksft_test_result(only_in(t1, tid) && only_in(t1, main_tid) &&
 			 totals_are((struct totals){ .t1 = q, .plain = r16 + r32, .pool = r16 + r32 }),
-			 "a deadline thread of 1/4 CPU fills t1 (1/16 of each CPU): t1 %lld, pool %lld\n",
-			 q, r16 + r32);
+			 "a deadline thread of %lld/16 CPU fills t1 (1/16 of each CPU): t1 %lld, pool %lld\n",
+			 n, q, r16 + r32);
 	ksft_test_result(move_expect(t2, tid, EBUSY) && only_in(t1, tid) &&
 			 totals_are((struct totals){ .t1 = q, .plain = r16 + r32, .pool = r16 + r32 }),
 			 "moving it to t2 (1/32 of each CPU): EBUSY, it stays in t1, totals unchanged\n");
