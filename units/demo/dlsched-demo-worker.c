@@ -32,28 +32,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sched-util.h"
+
 /* The dlsched kernel's number. Mainline later gave 451 to cachestat(),
  * which fails on these arguments (EBADF): any error but EINTR falls back. */
 #ifndef __NR_sched_wait_interval
 #define __NR_sched_wait_interval 451
 #endif
-#ifndef SCHED_DEADLINE
-#define SCHED_DEADLINE 6
-#endif
 
 #define NSEC_PER_USEC INT64_C(1000)
 #define NSEC_PER_SEC INT64_C(1000000000)
-
-struct dl_attr {                /* struct sched_attr, as far as we read it */
-        uint32_t size;
-        uint32_t sched_policy;
-        uint64_t sched_flags;
-        int32_t sched_nice;
-        uint32_t sched_priority;
-        uint64_t sched_runtime;
-        uint64_t sched_deadline;
-        uint64_t sched_period;
-};
 
 typedef struct Stats {
         uint64_t instances;     /* jobs run while counting */
@@ -83,11 +71,8 @@ static struct timespec to_timespec(int64_t ns) {
         return (struct timespec) { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
 }
 
-static bool is_deadline_task(struct dl_attr *attr) {
-        memset(attr, 0, sizeof(*attr));
-        if (syscall(SYS_sched_getattr, 0, attr, sizeof(*attr), 0) < 0)
-                return false;
-        return attr->sched_policy == SCHED_DEADLINE;
+static bool is_deadline_task(DlSchedAttr *attr) {
+        return sched_get_attr(0, attr) >= 0 && attr->sched_policy == SCHED_DEADLINE;
 }
 
 /* The job: spin until this thread used work_ns of CPU. Returns the longest
@@ -135,7 +120,7 @@ static const char *wait_until(int64_t t) {
 }
 
 static void write_stats(const char *path, const char *name, const Stats *s, bool counting,
-                        const struct dl_attr *attr, const char *waiter) {
+                        const DlSchedAttr *attr, const char *waiter) {
         char tmp[4096];
         FILE *f;
 
@@ -206,7 +191,7 @@ int main(int argc, char *argv[]) {
         uint64_t work_us = 1000, period_us = 0, deadline_us = 0, duration_s = 0, wait_s = 0, report_s = 10;
         const char *name = "worker", *stats_path = NULL, *waiter = "none";
         int64_t start, release, next_stats, next_report, end = INT64_MAX, wait_end;
-        struct dl_attr attr;
+        DlSchedAttr attr;
         Stats s = { .worst_lateness_ns = INT64_MIN };
         bool counting;
         int c;
