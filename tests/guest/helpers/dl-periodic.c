@@ -13,22 +13,7 @@
  * ending with sched_wait_interval() until the next activation. It prints
  * what it did and exits 0, or 1 on error.
  */
-#include <asm/resource.h>
 #include "dltask.h"
-
-struct rlimit64 {
-	uint64_t rlim_cur, rlim_max;
-};
-
-static int grant_and_drop(uint64_t period_us, uint64_t runtime_us)
-{
-	struct rlimit64 dline = { period_us, period_us }, rtime = { runtime_us, runtime_us };
-
-	if (syscall(SYS_prlimit64, 0, RLIMIT_DLDLINE, &dline, NULL) ||
-	    syscall(SYS_prlimit64, 0, RLIMIT_DLRTIME, &rtime, NULL))
-		return -errno;
-	return drop_privileges();
-}
 
 int main(int argc, char **argv)
 {
@@ -44,7 +29,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (getuid() == 0) {
-		err = grant_and_drop(period / NSEC_PER_USEC, runtime / NSEC_PER_USEC);
+		err = drop_privileges_with_dl_limits(period / NSEC_PER_USEC, runtime / NSEC_PER_USEC);
 		if (err) {
 			fprintf(stderr, "rlimits/setuid: %s\n", strerror(-err));
 			return 1;
@@ -57,7 +42,11 @@ int main(int argc, char **argv)
 	p.sched_deadline = (struct __kernel_timespec){ period / NSEC_PER_SEC, period % NSEC_PER_SEC };
 	p.sched_period = p.sched_deadline;
 	p.sched_flags = SCHED_SIG_RORUN | SCHED_SIG_DMISS;
-	if (sched_setscheduler_ex(0, SCHED_DEADLINE, sizeof(p), &p)) {
+	/* EBUSY: the pool is full for now (a deadline task that just exited). */
+	for (i = 0; (err = sched_setscheduler_ex(0, SCHED_DEADLINE, sizeof(p), &p)) && errno == EBUSY &&
+		    i < 200; i++)
+		usleep(10000);
+	if (err) {
 		fprintf(stderr, "sched_setscheduler_ex: %s\n", strerror(errno));
 		return 1;
 	}
