@@ -4,23 +4,7 @@
 # generous deadline) and a clean stop on SIGTERM.
 # Environment: WORKER (the binary).
 set -u
-n=0 failed=0
-echo "TAP version 13"
-pass() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-
-# expect NAME STATUS REGEX CMD...
-expect() {
-	local name=$1 want=$2 re=$3 out rc
-	shift 3
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" = "$want" ] && [[ $out =~ $re ]]; then
-		pass "$name"
-	else
-		fail "$name" "command: $*" "exit $rc, want $want" "output: $out" "want /$re/"
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 W=$WORKER
 tmp=$(mktemp -d)
@@ -65,5 +49,4 @@ else
 	fail "SIGTERM: exit 0 with a final report" "exit $rc" "$(cat "$tmp/t.out")"
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_done
