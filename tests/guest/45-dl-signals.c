@@ -44,7 +44,7 @@ static int spin_counting(void *arg)
 
 static int flags_child(void *arg)
 {
-	struct sched_attr a = dl_attr(10 * MSEC, 100 * MSEC, 100 * MSEC), got = { 0 };
+	struct sched_attr a = dl_attr(5 * MSEC, 100 * MSEC, 100 * MSEC), got = { 0 };
 
 	(void)arg;
 	a.sched_flags = SCHED_FLAG_DL_DMISS;
@@ -70,15 +70,15 @@ static void flags_accepted(void)
 }
 
 /*
- * A CPU-bound task with runtime 10 ms every 100 ms is throttled once in
+ * A CPU-bound task with runtime 5 ms every 100 ms is throttled once in
  * each of the 10 periods it spins through: 10 signals, 9 if a vCPU stall
  * charged to it is paid back over a later period, 11 if an 11th instance
- * begins before it stops. SIGXCPU is not queued, but 90 ms separate two
+ * begins before it stops. SIGXCPU is not queued, but 95 ms separate two
  * throttlings, time enough to handle each signal.
  */
 static void overrun(void)
 {
-	struct spin_args a = { 10 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_DL_OVERRUN, RUN_NS };
+	struct spin_args a = { 5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_DL_OVERRUN, RUN_NS };
 	int periods = RUN_NS / a.period;
 	int n = run_child(spin_counting, &a), none;
 
@@ -97,8 +97,8 @@ static void overrun(void)
 }
 
 /*
- * A CPU-bound task whose runtime equals its relative deadline (10 ms of
- * 100, deadline 10 ms) runs past its absolute deadline whenever it starts
+ * A CPU-bound task whose runtime equals its relative deadline (5 ms of
+ * 100, deadline 5 ms) runs past its absolute deadline whenever it starts
  * later after its release than the overrun it paid back: its runtime is
  * enforced at the tick. Measured: 6 to 8 of 10 instances a second. With
  * SCHED_FLAG_DL_DMISS, at least 3 SIGXCPU (SI_KERNEL) in 10 periods and at
@@ -108,7 +108,7 @@ static void overrun(void)
  */
 static void deadline_miss(void)
 {
-	struct spin_args a = { 10 * MSEC, 10 * MSEC, 100 * MSEC, SCHED_FLAG_DL_DMISS, RUN_NS };
+	struct spin_args a = { 5 * MSEC, 5 * MSEC, 100 * MSEC, SCHED_FLAG_DL_DMISS, RUN_NS };
 	int periods = RUN_NS / a.period;
 	int n = run_child(spin_counting, &a), none;
 
