@@ -75,7 +75,7 @@ static int root_unbound(void *arg)
 	int ret;
 
 	(void)arg;
-	ret = dl_enter_admitted(1 * MSEC, 10 * MSEC, 10 * MSEC, 0);
+	ret = dl_enter_admitted(500 * USEC, 10 * MSEC, 10 * MSEC, 0);
 	CHILD_EXPECT(!ret, "root: sched_setattr: %s\n", strerror(-ret));
 	return 0;
 }
@@ -138,24 +138,24 @@ static int expect_setattr(uint64_t runtime, uint64_t deadline, uint64_t period, 
 }
 
 /*
- * Unprivileged, RLIMIT_DLDLINE 10 ms and RLIMIT_DLRTIME 1 ms. The
+ * Unprivileged, RLIMIT_DLDLINE 10 ms and RLIMIT_DLRTIME 0.5 ms. The
  * reservations fit the series' default pool (5 % of each CPU) beside what
  * the exited children of the test may still hold until their 0-lag time.
  */
 static int unpriv_within_limits(void *arg)
 {
 	(void)arg;
-	CHILD_EXPECT(!drop_privileges_with_dl_limits(10000, 1000), "limits, privileges: %s\n",
+	CHILD_EXPECT(!drop_privileges_with_dl_limits(10000, 500), "limits, privileges: %s\n",
 		     strerror(errno));
 	if (expect_line("Min deadline", "10000 10000 us") ||
-	    expect_line("Max deadline runtime", "1000 1000 us") ||
+	    expect_line("Max deadline runtime", "500 500 us") ||
 	    /* a deadline 1 us too short, a runtime 1 us too long */
-	    expect_setattr(1 * MSEC, 10 * MSEC - USEC, 10 * MSEC, -EPERM) ||
-	    expect_setattr(1 * MSEC + USEC, 10 * MSEC, 10 * MSEC, -EPERM) ||
+	    expect_setattr(500 * USEC, 10 * MSEC - USEC, 10 * MSEC, -EPERM) ||
+	    expect_setattr(500 * USEC + USEC, 10 * MSEC, 10 * MSEC, -EPERM) ||
 	    /* invalid parameters are still EINVAL, checked first */
 	    expect_setattr(3 * MSEC, 2 * MSEC, 10 * MSEC, -EINVAL) ||
-	    expect_setattr(1 * MSEC, 10 * MSEC, 10 * MSEC, 0) ||
-	    expect_setattr(1 * MSEC, 20 * MSEC, 40 * MSEC, 0))
+	    expect_setattr(500 * USEC, 10 * MSEC, 10 * MSEC, 0) ||
+	    expect_setattr(500 * USEC, 20 * MSEC, 40 * MSEC, 0))
 		return 1;
 	CHILD_EXPECT(!dl_leave(), "leave SCHED_DEADLINE: %s\n", strerror(errno));
 	return 0;
@@ -165,21 +165,21 @@ static int unpriv_within_limits(void *arg)
 static int unpriv_lowering(void *arg)
 {
 	(void)arg;
-	CHILD_EXPECT(!drop_privileges_with_dl_limits(10000, 1000), "limits, privileges: %s\n",
+	CHILD_EXPECT(!drop_privileges_with_dl_limits(10000, 500), "limits, privileges: %s\n",
 		     strerror(errno));
-	if (expect_setattr(1 * MSEC, 10 * MSEC, 10 * MSEC, 0))
+	if (expect_setattr(500 * USEC, 10 * MSEC, 10 * MSEC, 0))
 		return 1;
 	/* Lowering a normal limit needs no privilege. */
-	CHILD_EXPECT(!set_limit(0, RLIMIT_DLRTIME, 500, 500), "lower RLIMIT_DLRTIME: %s\n",
+	CHILD_EXPECT(!set_limit(0, RLIMIT_DLRTIME, 250, 250), "lower RLIMIT_DLRTIME: %s\n",
 		     strerror(errno));
-	/* bandwidth 0.1 -> 0.0375 but density 0.1 -> 0.15: refused */
-	if (expect_setattr(750 * USEC, 5 * MSEC, 20 * MSEC, -EPERM) ||
-	    /* bandwidth and density 0.1 -> 0.0375, runtime above the new limit */
-	    expect_setattr(750 * USEC, 20 * MSEC, 20 * MSEC, 0) ||
-	    /* back up to 0.05: beyond the limit and not lower */
-	    expect_setattr(1 * MSEC, 20 * MSEC, 20 * MSEC, -EPERM) ||
+	/* bandwidth 0.05 -> 0.01875 but density 0.05 -> 0.075: refused */
+	if (expect_setattr(375 * USEC, 5 * MSEC, 20 * MSEC, -EPERM) ||
+	    /* bandwidth and density 0.05 -> 0.01875, runtime above the new limit */
+	    expect_setattr(375 * USEC, 20 * MSEC, 20 * MSEC, 0) ||
+	    /* back up to 0.025: beyond the limit and not lower */
+	    expect_setattr(500 * USEC, 20 * MSEC, 20 * MSEC, -EPERM) ||
 	    /* within the limit again */
-	    expect_setattr(500 * USEC, 10 * MSEC, 10 * MSEC, 0))
+	    expect_setattr(250 * USEC, 10 * MSEC, 10 * MSEC, 0))
 		return 1;
 	return 0;
 }

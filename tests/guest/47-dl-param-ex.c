@@ -73,9 +73,9 @@ static int set_and_get(void *arg)
 		     (unsigned long long)kts_ns(&q.sched_period), q.sched_flags);
 
 	/* sched_setparam_ex keeps the policy and replaces the parameters and flags */
-	p = param_ex(15 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_SIG_DMISS);
+	p = param_ex(5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_SIG_DMISS);
 	CHILD_EXPECT(!sched_setparam_ex(0, sizeof(p), &p), "sched_setparam_ex: %s\n", strerror(errno));
-	if (expect_attr(SCHED_DEADLINE, 15 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_DL_DMISS))
+	if (expect_attr(SCHED_DEADLINE, 5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_DL_DMISS))
 		return 1;
 
 	/* SCHED_FIFO through the same call, and back to SCHED_OTHER */
@@ -93,7 +93,7 @@ static int set_and_get(void *arg)
 
 static int lengths(void *arg)
 {
-	struct sched_param_ex p = param_ex(10 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_SIG_RORUN), q;
+	struct sched_param_ex p = param_ex(5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_SIG_RORUN), q;
 	unsigned char buf[sizeof(q) + 8];
 	size_t short_len = offsetof(struct sched_param_ex, sched_flags);
 	long ret;
@@ -106,20 +106,20 @@ static int lengths(void *arg)
 	/* Without the flags field: zero-filled, so no flags. */
 	CHILD_EXPECT(!sched_setscheduler_ex(0, SCHED_DEADLINE, short_len, &p),
 		     "short len: %s\n", strerror(errno));
-	if (expect_attr(SCHED_DEADLINE, 10 * MSEC, 100 * MSEC, 100 * MSEC, 0))
+	if (expect_attr(SCHED_DEADLINE, 5 * MSEC, 100 * MSEC, 100 * MSEC, 0))
 		return 1;
 	/* Without the period: zero-filled, so the period is the deadline. */
-	p = param_ex(5 * MSEC, 50 * MSEC, 200 * MSEC, 0);
+	p = param_ex(2 * MSEC, 50 * MSEC, 200 * MSEC, 0);
 	CHILD_EXPECT(!sched_setparam_ex(0, offsetof(struct sched_param_ex, sched_period), &p),
 		     "len without period: %s\n", strerror(errno));
-	if (expect_attr(SCHED_DEADLINE, 5 * MSEC, 50 * MSEC, 50 * MSEC, 0))
+	if (expect_attr(SCHED_DEADLINE, 2 * MSEC, 50 * MSEC, 50 * MSEC, 0))
 		return 1;
 	/* The getter copies len bytes, no more. */
 	memset(buf, 0xa5, sizeof(buf));
 	CHILD_EXPECT(!sched_getparam_ex(0, offsetof(struct sched_param_ex, sched_deadline),
 					(struct sched_param_ex *)buf), "short get: %s\n", strerror(errno));
 	memcpy(&q, buf, sizeof(q));
-	CHILD_EXPECT(kts_ns(&q.sched_runtime) == 5 * MSEC &&
+	CHILD_EXPECT(kts_ns(&q.sched_runtime) == 2 * MSEC &&
 		     buf[offsetof(struct sched_param_ex, sched_deadline)] == 0xa5,
 		     "short get: runtime %llu, byte past len %#x\n",
 		     (unsigned long long)kts_ns(&q.sched_runtime),
@@ -213,14 +213,14 @@ static int bad_arguments(void *arg)
 /* SCHED_RESET_ON_FORK in the policy: the flag is set and the task may fork. */
 static int reset_on_fork(void *arg)
 {
-	struct sched_param_ex p = param_ex(10 * MSEC, 100 * MSEC, 100 * MSEC, 0);
+	struct sched_param_ex p = param_ex(5 * MSEC, 100 * MSEC, 100 * MSEC, 0);
 	int status;
 	pid_t pid;
 
 	(void)arg;
 	CHILD_EXPECT(!sched_setscheduler_ex(0, SCHED_DEADLINE | SCHED_RESET_ON_FORK, sizeof(p), &p),
 		     "sched_setscheduler_ex: %s\n", strerror(errno));
-	if (expect_attr(SCHED_DEADLINE, 10 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_RESET_ON_FORK))
+	if (expect_attr(SCHED_DEADLINE, 5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_RESET_ON_FORK))
 		return 1;
 	pid = fork();
 	CHILD_EXPECT(pid >= 0, "fork: %s\n", strerror(errno));
@@ -248,18 +248,19 @@ static int unprivileged(void *arg)
 
 static int within_rlimits(void *arg)
 {
-	struct sched_param_ex p = param_ex(1 * MSEC, 10 * MSEC, 10 * MSEC, SCHED_SIG_RORUN);
+	struct sched_param_ex p = param_ex(500 * NSEC_PER_USEC, 10 * MSEC, 10 * MSEC, SCHED_SIG_RORUN);
 	long ret;
 
 	(void)arg;
-	CHILD_EXPECT(!drop_privileges_with_dl_limits(10000, 1000), "limits, privileges: %s\n",
+	CHILD_EXPECT(!drop_privileges_with_dl_limits(10000, 500), "limits, privileges: %s\n",
 		     strerror(errno));
 	ret = sched_setscheduler_ex(0, SCHED_DEADLINE, sizeof(p), &p) ? -errno : 0;
 	CHILD_EXPECT(!ret, "within the limits: %s\n", strerror(-ret));
 	p.sched_runtime.tv_nsec += 1000;
 	ret = sched_setparam_ex(0, sizeof(p), &p) ? -errno : 0;
 	CHILD_EXPECT(ret == -EPERM, "1 us over RLIMIT_DLRTIME: got %s, want EPERM\n", strerror(-ret));
-	return expect_attr(SCHED_DEADLINE, 1 * MSEC, 10 * MSEC, 10 * MSEC, SCHED_FLAG_DL_OVERRUN);
+	return expect_attr(SCHED_DEADLINE, 500 * NSEC_PER_USEC, 10 * MSEC, 10 * MSEC,
+			   SCHED_FLAG_DL_OVERRUN);
 }
 
 int main(void)
