@@ -3,6 +3,7 @@
 #   make run            boot the guest with dld and the demo, interactively
 #   make check          host tests + guest tests (cgroup v2 and v1 boots)
 #   make demo           the demo scenario, non-interactive, checked
+#   make check-debug    kernel tests on the lockdep/KASAN kernel (slow)
 #
 # See README.md for the rest, HACKING.md for how the pieces fit.
 
@@ -15,8 +16,8 @@ export TOP BUILD KERNEL_VARIANT
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests/guest/Makefile))
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
-.PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch \
-	userspace rootfs image check check-host check-guest run demo clean distclean
+.PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \
+	userspace rootfs image check check-host check-guest check-debug run demo clean distclean
 
 all: kernel userspace
 
@@ -41,6 +42,10 @@ kernel-export:
 kernel-checkpatch:
 	@kernel/scripts/tree.sh check
 
+# Every patch of the series builds on its own (slow: one build per patch).
+kernel-check-builds:
+	@kernel/scripts/tree.sh check-builds
+
 userspace: headers
 	@scripts/deps.sh userspace
 	@set -e; for d in $(SUBDIRS); do $(call SUBMAKE,$$d) all; done
@@ -60,6 +65,12 @@ check-host: userspace
 # TESTS='1*' runs a subset of the guest tests; CGROUPS='v2' one hierarchy.
 check-guest: image
 	@tests/harness/dlcheck guest
+
+# The pipeline and bandwidth tests on the debug kernel (lockdep, KASAN; a
+# splat fails the run). Slow, so not part of make check. TESTS= to widen.
+check-debug:
+	@$(MAKE) --no-print-directory check-guest KERNEL_VARIANT=debug \
+		TESTS='$(or $(TESTS),0* 1*)' BOOT_TIMEOUT=$(or $(BOOT_TIMEOUT),600)
 
 run: image
 	@vm/boot.sh run

@@ -83,22 +83,33 @@ static int append_group(Manager *m, sd_bus_message *reply, const PolicyGroup *g)
                                      refusal_action_to_string(g->on_refusal));
 }
 
-static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+/* Replies with an array of n elements of signature sig, each appended by append(m, reply, i). */
+static int reply_array(sd_bus_message *msg, Manager *m, const char *sig, size_t n,
+                       int (*append)(Manager *m, sd_bus_message *reply, size_t i), sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        Manager *m = userdata;
         int r;
 
         if ((r = check_root(msg, error)) < 0)
                 return r;
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
-            (r = sd_bus_message_open_container(reply, 'a', DLD_GROUP_SIGNATURE)) < 0)
+            (r = sd_bus_message_open_container(reply, 'a', sig)) < 0)
                 return r;
-        for (size_t i = 0; i < m->policy.n_groups; i++)
-                if ((r = append_group(m, reply, &m->policy.groups[i])) < 0)
+        for (size_t i = 0; i < n; i++)
+                if ((r = append(m, reply, i)) < 0)
                         return r;
         if ((r = sd_bus_message_close_container(reply)) < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
+}
+
+static int append_group_at(Manager *m, sd_bus_message *reply, size_t i) {
+        return append_group(m, reply, &m->policy.groups[i]);
+}
+
+static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+
+        return reply_array(msg, m, DLD_GROUP_SIGNATURE, m->policy.n_groups, append_group_at, error);
 }
 
 static int append_service(Manager *m, sd_bus_message *reply, const Service *s) {
@@ -112,22 +123,14 @@ static int append_service(Manager *m, sd_bus_message *reply, const Service *s) {
                                      s->manual ? "manual" : "dropin", s->reason ?: "");
 }
 
-static int method_list_services(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        Manager *m = userdata;
-        int r;
+static int append_service_at(Manager *m, sd_bus_message *reply, size_t i) {
+        return append_service(m, reply, m->services[i]);
+}
 
-        if ((r = check_root(msg, error)) < 0)
-                return r;
-        if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
-            (r = sd_bus_message_open_container(reply, 'a', DLD_SERVICE_SIGNATURE)) < 0)
-                return r;
-        for (size_t i = 0; i < m->n_services; i++)
-                if ((r = append_service(m, reply, m->services[i])) < 0)
-                        return r;
-        if ((r = sd_bus_message_close_container(reply)) < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+static int method_list_services(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+
+        return reply_array(msg, m, DLD_SERVICE_SIGNATURE, m->n_services, append_service_at, error);
 }
 
 static int method_get_service(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

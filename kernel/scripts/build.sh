@@ -2,11 +2,15 @@
 # Build the dlsched guest kernel: pristine linux-source-6.1 + kernel/series,
 # configured from defconfig + kvm_guest.config + kernel/config/*.config.
 #
-#   build.sh [kernel|headers|config|source|base]     (default: kernel)
+#   build.sh [kernel|vmlinux|headers|config|source|base]     (default: kernel)
 #
-# base: the pristine tree only; source: with the series applied.
+# base: the pristine tree only; source: with the series applied; vmlinux:
+# vmlinux only (for tree.sh check-builds).
 #
 # Environment: KERNEL_VARIANT=normal|debug, BUILD, DLSCHED_CACHE, JOBS.
+# For a second tree next to the main one (tree.sh check-builds):
+# KERNEL_SRC / KERNEL_OBJ (default build/linux, build/kobj-<variant>) and
+# SERIES_UPTO=N, apply only the first N patches of the series.
 #
 # The patched source is a git work tree (build/linux). Applying a changed
 # series computes the new tree in a scratch index and checks it out over the
@@ -18,8 +22,10 @@ set -euo pipefail
 
 VARIANT=${KERNEL_VARIANT:-normal}
 case $VARIANT in normal|debug) ;; *) die "KERNEL_VARIANT must be normal or debug, not '$VARIANT'";; esac
-SRC=$BUILD/linux
-OBJ=$BUILD/kobj-$VARIANT
+MAIN_SRC=$BUILD/linux
+SRC=${KERNEL_SRC:-$MAIN_SRC}
+OBJ=${KERNEL_OBJ:-$BUILD/kobj-$VARIANT}
+SERIES_UPTO=${SERIES_UPTO:-}
 SERIES_DIR=$TOP/kernel
 JOBS=${JOBS:-$(nproc)}
 
@@ -45,8 +51,12 @@ ensure_base() {
 	if [ -d "$SRC/.git" ] && [ "$(cat "$SRC/.dlsched-base" 2>/dev/null)" = "$(tarball_id)" ]; then
 		return 0
 	fi
+	if [ "$SRC" != "$MAIN_SRC" ]; then
+		clone_base
+		return 0
+	fi
 	note "extracting $KERNEL_TARBALL"
-	rm -rf "$SRC" "$SRC.tmp" "$BUILD"/kobj-* "$BUILD/series.index"
+	rm -rf "$SRC" "$SRC.tmp" "$BUILD"/kobj-* "$SRC.index"
 	mkdir -p "$SRC.tmp"
 	tar -xJf "$KERNEL_TARBALL" -C "$SRC.tmp" --strip-components=1
 	git -C "$SRC.tmp" init -q
@@ -62,14 +72,33 @@ ensure_base() {
 	mv "$SRC.tmp" "$SRC"
 }
 
+# A second tree (KERNEL_SRC): a local clone of the main tree's base, which
+# must exist (build.sh base); its objects are hard links, not shared.
+clone_base() {
+	[ -d "$MAIN_SRC/.git" ] && [ "$(cat "$MAIN_SRC/.dlsched-base" 2>/dev/null)" = "$(tarball_id)" ] ||
+		die "$MAIN_SRC has no current base tree (build.sh base first)"
+	note "cloning the base tree to $SRC"
+	rm -rf "$SRC" "$SRC.tmp" "$OBJ"
+	git clone -q --no-checkout "$MAIN_SRC" "$SRC.tmp"
+	git -C "$SRC.tmp" config core.autocrlf false
+	git -C "$SRC.tmp" config gc.auto 0
+	git -C "$SRC.tmp" fetch -q "$MAIN_SRC" tag dlsched-base
+	git -C "$SRC.tmp" checkout -q --detach dlsched-base
+	cp "$MAIN_SRC/.git/info/exclude" "$SRC.tmp/.git/info/exclude"
+	cp "$MAIN_SRC/.dlsched-base" "$SRC.tmp/.dlsched-base"
+	mv "$SRC.tmp" "$SRC"
+}
+
+# The series' patches, or its first SERIES_UPTO.
 series_patches() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES_DIR/series"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES_DIR/series" |
+		if [ -n "$SERIES_UPTO" ]; then head -n "$SERIES_UPTO"; else cat; fi
 }
 
 # Apply the series to the pristine base in a scratch index and check the
 # result out over the work tree; unchanged files are left alone.
 apply_series() {
-	local idx=$BUILD/series.index p tree head_tree commit
+	local idx=$SRC.index p tree head_tree commit
 	rm -f "$idx"
 	GIT_INDEX_FILE=$idx git_src read-tree dlsched-base
 	while read -r p; do
@@ -129,7 +158,8 @@ check_config() {
 }
 
 configure() {
-	local gen=$BUILD/kconfig-$VARIANT stamp
+	local gen=${KERNEL_OBJ:+$OBJ.kconfig} stamp
+	gen=${gen:-$BUILD/kconfig-$VARIANT}
 	stamp=$( { git_src rev-parse 'HEAD^{tree}'; cat $(fragments); } | sha256sum | cut -c1-16)
 	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.dlsched-config" 2>/dev/null)" = "$stamp" ]; then
 		return 0
@@ -139,7 +169,10 @@ configure() {
 	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" defconfig >/dev/null
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$gen" "$gen/.config" $(fragments) >/dev/null
 	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" olddefconfig >/dev/null
-	check_config "$gen/.config" || die "kernel config does not satisfy kernel/config fragments"
+	# A part of the series may lack symbols the fragments ask for (the full
+	# series is checked by every normal build).
+	[ -n "$SERIES_UPTO" ] || check_config "$gen/.config" ||
+		die "kernel config does not satisfy kernel/config fragments"
 	# Only a changed config is copied, so an unchanged one triggers nothing.
 	cmp -s "$gen/.config" "$OBJ/.config" || cp "$gen/.config" "$OBJ/.config"
 	echo "$stamp" > "$OBJ/.dlsched-config"
@@ -155,12 +188,12 @@ prepare() {
 cmd=${1:-kernel}
 mkdir -p "$CACHE" "$BUILD"
 # The work tree belongs to one build at a time.
-exec {tree_lock}>"$BUILD/.linux.lock"
+exec {tree_lock}>"$(dirname "$SRC")/.$(basename "$SRC").lock"
 flock "$tree_lock"
 # One heavy job at a time per machine: parallel kernel builds and guest boots
 # on two cores only slow each other down.
 case $cmd in
-kernel)
+kernel|vmlinux)
 	exec {heavy_lock}>"$CACHE/heavy.lock"
 	flock -n "$heavy_lock" ||
 		{ note "waiting for another kernel build or guest run on this machine"; flock "$heavy_lock"; };;
@@ -181,6 +214,10 @@ kernel)
 	mv "$BUILD/bzImage-$VARIANT.tmp" "$BUILD/bzImage-$VARIANT"
 	cp "$OBJ/include/config/kernel.release" "$BUILD/kernel.release-$VARIANT"
 	note "kernel $(cat "$BUILD/kernel.release-$VARIANT") -> build/bzImage-$VARIANT";;
+vmlinux)
+	prepare; configure
+	note "building vmlinux ($(series_patches | wc -l) patches, $VARIANT, -j$JOBS)"
+	"${KMAKE[@]}" -s vmlinux;;
 headers)
 	prepare; configure
 	"${KMAKE[@]}" -s headers_install INSTALL_HDR_PATH="$BUILD/headers"

@@ -3,6 +3,12 @@
 #   tree.sh import   build/kernel-tree: a git tree, one commit per patch (git am)
 #   tree.sh export   write the tree's commits back to kernel/patches + series
 #   tree.sh check    scripts/checkpatch.pl --strict over every patch
+#   tree.sh check-builds
+#                    every patch builds on its own: vmlinux of the base, then
+#                    of each prefix of the series, incrementally in
+#                    build/linux-series + build/kobj-series (normal config);
+#                    TAP, not ok on a build error or a warning the base
+#                    build did not have. Logs in build/logs/check-builds/.
 # KERNEL_TREE overrides the tree's location.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/common.sh"
@@ -15,6 +21,22 @@ series_patches() {
 }
 
 git_tree() { git -C "$TREE" "$@"; }
+
+# build_prefix N LOG: vmlinux of the base plus the first N patches, in the
+# check-builds tree (its own source and objects; the heavy lock per build).
+build_prefix() {
+	KERNEL_SRC=$BUILD/linux-series KERNEL_OBJ=$BUILD/kobj-series SERIES_UPTO=$1 \
+		KERNEL_VARIANT=normal "$TOP/kernel/scripts/build.sh" vmlinux > "$2" 2>&1
+}
+
+# The warnings in a build log, without what moves when code moves (tree
+# path, line and column, offsets), one of each.
+build_warnings() {
+	grep -i 'warning:' "$1" |
+		sed -E -e "s#$BUILD/linux-series/##g" -e 's#(\.\./)+linux-series/##g' \
+			-e 's#:[0-9]+(:[0-9]+)?:#:#g' -e 's#\+0x[0-9a-f]+(/0x[0-9a-f]+)?##g' |
+		sort -u || true
+}
 
 cmd=${1:-}
 case $cmd in
@@ -78,6 +100,40 @@ check)
 		fi
 	done < <(series_patches)
 	exit $rc;;
+check-builds)
+	"$TOP/kernel/scripts/build.sh" base
+	logs=$BUILD/logs/check-builds
+	rm -rf "$logs"
+	mkdir -p "$logs"
+	n=$(series_patches | wc -l)
+	echo "TAP version 13"
+	echo "1..$n"
+	if ! build_prefix 0 "$logs/0000-base.log"; then
+		echo "Bail out! the base tree does not build: $logs/0000-base.log"
+		exit 1
+	fi
+	build_warnings "$logs/0000-base.log" > "$logs/base.warnings"
+	echo "# base: $(wc -l < "$logs/base.warnings") warnings ($logs/base.warnings)"
+	rc=0 i=0
+	while read -r p; do
+		i=$((i + 1))
+		log=$logs/${p%.patch}.log
+		# Let a queued guest run or build take the machine between two builds.
+		sleep 2
+		start=$SECONDS
+		if ! build_prefix "$i" "$log"; then
+			echo "not ok $i - $p builds"
+			grep -v '^==>' "$log" | tail -n 30 | sed 's/^/# /'
+			rc=1
+		elif new=$(build_warnings "$log" | grep -vxF -f "$logs/base.warnings"); then
+			echo "not ok $i - $p builds (new warnings)"
+			echo "$new" | sed 's/^/# /'
+			rc=1
+		else
+			echo "ok $i - $p builds ($((SECONDS - start)) s)"
+		fi
+	done < <(series_patches)
+	exit $rc;;
 *)
-	die "usage: tree.sh import|export|check";;
+	die "usage: tree.sh import|export|check|check-builds";;
 esac

@@ -6,8 +6,7 @@
 dld_require
 plan 34
 
-write_policy 61-test "$DLD_TEST_POLICY"
-dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
+apply_test_policy 61-test
 media=/deadline.slice/deadline-media.slice
 base_total=$(knob sched_dl_total_bw)
 

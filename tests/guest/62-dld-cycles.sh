@@ -5,8 +5,7 @@
 dld_require
 plan 7
 
-write_policy 62-test "$DLD_TEST_POLICY"
-dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
+apply_test_policy 62-test
 media=/deadline.slice/deadline-media.slice
 make_service t62-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms
 base_media=$(cgfile $media cpu.dl_total_bw)

@@ -6,8 +6,7 @@
 dld_require
 plan 18
 
-write_policy 63-test "$DLD_TEST_POLICY"
-dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
+apply_test_policy 63-test
 media=/deadline.slice/deadline-media.slice
 make_service t63-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms
 make_service t63-b deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=10ms

@@ -5,8 +5,7 @@
 dld_require
 plan 18
 
-write_policy 64-test "$DLD_TEST_POLICY"
-dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
+apply_test_policy 64-test
 media=/deadline.slice/deadline-media.slice
 make_service t64-a deadline-media.slice "/bin/sleep infinity"
 make_service t64-sys system.slice "/bin/sleep infinity"

@@ -6,8 +6,7 @@
 dld_require
 plan 9
 
-write_policy 65-test "$DLD_TEST_POLICY"
-dld_call Reload >/dev/null || fail "policy applies" "$(dld_call Reload 2>&1)"
+apply_test_policy 65-test
 make_service t65-bad deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2xs X-DeadlinePeriod=20ms
 ok "t65-bad starts" systemctl start t65-bad
 wait_until 10 test "$(journal_json b7d9f1a3c5e74b9d8f2a4c6e8b0d2f4a t65-bad.service | wc -l)" -ge 1
