@@ -70,6 +70,9 @@ for svc in media control greedy; do
 		"worst lateness $(stat_of "$svc" worst_lateness_us)us, latest start $(stat_of "$svc" worst_start_us)us," \
 		"longest stall in a job $(stat_of "$svc" worst_gap_us)us, policy $(stat_of "$svc" policy)," \
 		"waits with $(stat_of "$svc" wait)"
+	# The worker's own account of its first misses (journal, stderr).
+	journalctl -u "demo-$svc.service" -o cat --no-pager | grep -m 5 'deadline miss' |
+		while IFS= read -r line; do diag "  $line"; done
 done
 
 for svc in media control; do
