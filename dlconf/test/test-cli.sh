@@ -3,24 +3,7 @@
 # a stand-in for dld (fake-dld) on a private bus.
 # Environment: DLCONF (the binary), FAKE_DLD, TOP.
 set -u
-n=0 failed=0
-echo "TAP version 13"
-pass() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-
-# expect NAME STATUS REGEX CMD...: CMD exits STATUS and its output (stdout
-# and stderr) matches REGEX.
-expect() {
-	local name=$1 want=$2 re=$3 out rc
-	shift 3
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" = "$want" ] && [[ $out =~ $re ]]; then
-		pass "$name"
-	else
-		fail "$name" "command: $*" "exit $rc, want $want" "output: $out" "want /$re/"
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 D=$DLCONF
 tmp=$(mktemp -d)
@@ -107,5 +90,4 @@ for _ in $(seq 50); do grep -q ready "$tmp/fake.out" 2>/dev/null && break; sleep
 expect "reload of a broken policy: exit 6, dld's reason" 6 '^dlconf: reload: /etc/dld/policies.d/60-bad.json: \$.groups\[0\].runtime_us: must be a number; the previous policy stays in force$' \
 	"$D" reload
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

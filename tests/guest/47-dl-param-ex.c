@@ -8,7 +8,6 @@
  * of sched_setattr() (rlimits, permissions) apply.
  */
 #include <stddef.h>
-#include <asm/resource.h>
 #include "dltask.h"
 
 #define MSEC NSEC_PER_MSEC
@@ -74,9 +73,9 @@ static int set_and_get(void *arg)
 		     (unsigned long long)kts_ns(&q.sched_period), q.sched_flags);
 
 	/* sched_setparam_ex keeps the policy and replaces the parameters and flags */
-	p = param_ex(20 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_SIG_DMISS);
+	p = param_ex(5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_SIG_DMISS);
 	CHILD_EXPECT(!sched_setparam_ex(0, sizeof(p), &p), "sched_setparam_ex: %s\n", strerror(errno));
-	if (expect_attr(SCHED_DEADLINE, 20 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_DL_DMISS))
+	if (expect_attr(SCHED_DEADLINE, 5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_DL_DMISS))
 		return 1;
 
 	/* SCHED_FIFO through the same call, and back to SCHED_OTHER */
@@ -94,7 +93,7 @@ static int set_and_get(void *arg)
 
 static int lengths(void *arg)
 {
-	struct sched_param_ex p = param_ex(10 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_SIG_RORUN), q;
+	struct sched_param_ex p = param_ex(5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_SIG_RORUN), q;
 	unsigned char buf[sizeof(q) + 8];
 	size_t short_len = offsetof(struct sched_param_ex, sched_flags);
 	long ret;
@@ -107,24 +106,27 @@ static int lengths(void *arg)
 	/* Without the flags field: zero-filled, so no flags. */
 	CHILD_EXPECT(!sched_setscheduler_ex(0, SCHED_DEADLINE, short_len, &p),
 		     "short len: %s\n", strerror(errno));
-	if (expect_attr(SCHED_DEADLINE, 10 * MSEC, 100 * MSEC, 100 * MSEC, 0))
+	if (expect_attr(SCHED_DEADLINE, 5 * MSEC, 100 * MSEC, 100 * MSEC, 0))
 		return 1;
 	/* Without the period: zero-filled, so the period is the deadline. */
-	p = param_ex(10 * MSEC, 50 * MSEC, 200 * MSEC, 0);
+	p = param_ex(2 * MSEC, 50 * MSEC, 200 * MSEC, 0);
 	CHILD_EXPECT(!sched_setparam_ex(0, offsetof(struct sched_param_ex, sched_period), &p),
 		     "len without period: %s\n", strerror(errno));
-	if (expect_attr(SCHED_DEADLINE, 10 * MSEC, 50 * MSEC, 50 * MSEC, 0))
+	if (expect_attr(SCHED_DEADLINE, 2 * MSEC, 50 * MSEC, 50 * MSEC, 0))
 		return 1;
 	/* The getter copies len bytes, no more. */
 	memset(buf, 0xa5, sizeof(buf));
 	CHILD_EXPECT(!sched_getparam_ex(0, offsetof(struct sched_param_ex, sched_deadline),
 					(struct sched_param_ex *)buf), "short get: %s\n", strerror(errno));
 	memcpy(&q, buf, sizeof(q));
-	CHILD_EXPECT(kts_ns(&q.sched_runtime) == 10 * MSEC &&
+	CHILD_EXPECT(kts_ns(&q.sched_runtime) == 2 * MSEC &&
 		     buf[offsetof(struct sched_param_ex, sched_deadline)] == 0xa5,
 		     "short get: runtime %llu, byte past len %#x\n",
 		     (unsigned long long)kts_ns(&q.sched_runtime),
 		     buf[offsetof(struct sched_param_ex, sched_deadline)]);
+	memset(buf, 0xa5, sizeof(buf));
+	CHILD_EXPECT(!sched_getparam_ex(0, 0, (struct sched_param_ex *)buf) && buf[0] == 0xa5,
+		     "get len 0: %s, first byte %#x\n", strerror(errno), buf[0]);
 	ret = sched_getparam_ex(0, sizeof(q) + 1, &q) ? -errno : 0;
 	CHILD_EXPECT(ret == -EINVAL, "get len sizeof+1: got %s, want EINVAL\n", strerror(-ret));
 	return 0;
@@ -154,6 +156,10 @@ static int bad_arguments(void *arg)
 		{ "runtime > deadline", 0, SCHED_DEADLINE, param_ex(D, R, D, 0), NULL, false, EINVAL },
 		{ "deadline > period", 0, SCHED_DEADLINE, param_ex(R, D, R, 0), NULL, false, EINVAL },
 		{ "zero runtime", 0, SCHED_DEADLINE, param_ex(0, D, D, 0), NULL, false, EINVAL },
+		/* mainline's floor: 1 << DL_SCALE ns */
+		{ "runtime 1023 ns", 0, SCHED_DEADLINE, param_ex(1023, D, D, 0), NULL, false, EINVAL },
+		/* sched_deadline_period_max_us, about 4.2 s */
+		{ "period 5 s", 0, SCHED_DEADLINE, param_ex(R, D, 5000 * MSEC, 0), NULL, false, EINVAL },
 		{ "FIFO priority 100", 0, SCHED_FIFO, param_ex(0, 0, 0, 0), NULL, false, EINVAL },
 		{ "FIFO priority -1", 0, SCHED_FIFO, param_ex(0, 0, 0, 0), NULL, false, EINVAL },
 	};
@@ -162,8 +168,8 @@ static int bad_arguments(void *arg)
 	long ret;
 
 	(void)arg;
-	cases[10].p.sched_priority = 100;
-	cases[11].p.sched_priority = -1;
+	cases[12].p.sched_priority = 100;
+	cases[13].p.sched_priority = -1;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct bad_case *c = &cases[i];
 		void *ptr = c->null ? NULL : c->ptr ? c->ptr : &c->p;
@@ -185,9 +191,16 @@ static int bad_arguments(void *arg)
 	ret = sched_setscheduler_ex(0, SCHED_DEADLINE, sizeof(tv_bad), &tv_bad) ? -errno : 0;
 	CHILD_EXPECT(ret == -EINVAL, "tv_nsec 1e9: got %s\n", strerror(-ret));
 	tv_bad = param_ex(R, D, D, 0);
+	tv_bad.sched_deadline.tv_nsec = -1;
+	ret = sched_setscheduler_ex(0, SCHED_DEADLINE, sizeof(tv_bad), &tv_bad) ? -errno : 0;
+	CHILD_EXPECT(ret == -EINVAL, "tv_nsec -1: got %s\n", strerror(-ret));
+	tv_bad = param_ex(R, D, D, 0);
 	tv_bad.sched_period.tv_sec = -1;
 	ret = sched_setscheduler_ex(0, SCHED_DEADLINE, sizeof(tv_bad), &tv_bad) ? -errno : 0;
 	CHILD_EXPECT(ret == -EINVAL, "tv_sec -1: got %s\n", strerror(-ret));
+	/* len 0: all zero, so no runtime */
+	ret = sched_setscheduler_ex(0, SCHED_DEADLINE, 0, &tv_bad) ? -errno : 0;
+	CHILD_EXPECT(ret == -EINVAL, "len 0: got %s\n", strerror(-ret));
 	ret = sched_getparam_ex(0, sizeof(tv_bad), NULL) ? -errno : 0;
 	CHILD_EXPECT(ret == -EINVAL, "getparam_ex NULL: got %s\n", strerror(-ret));
 	ret = sched_getparam_ex(0, sizeof(tv_bad), (void *)1) ? -errno : 0;
@@ -200,14 +213,14 @@ static int bad_arguments(void *arg)
 /* SCHED_RESET_ON_FORK in the policy: the flag is set and the task may fork. */
 static int reset_on_fork(void *arg)
 {
-	struct sched_param_ex p = param_ex(10 * MSEC, 100 * MSEC, 100 * MSEC, 0);
+	struct sched_param_ex p = param_ex(5 * MSEC, 100 * MSEC, 100 * MSEC, 0);
 	int status;
 	pid_t pid;
 
 	(void)arg;
 	CHILD_EXPECT(!sched_setscheduler_ex(0, SCHED_DEADLINE | SCHED_RESET_ON_FORK, sizeof(p), &p),
 		     "sched_setscheduler_ex: %s\n", strerror(errno));
-	if (expect_attr(SCHED_DEADLINE, 10 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_RESET_ON_FORK))
+	if (expect_attr(SCHED_DEADLINE, 5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_FLAG_RESET_ON_FORK))
 		return 1;
 	pid = fork();
 	CHILD_EXPECT(pid >= 0, "fork: %s\n", strerror(errno));
@@ -235,39 +248,34 @@ static int unprivileged(void *arg)
 
 static int within_rlimits(void *arg)
 {
-	struct sched_param_ex p = param_ex(2 * MSEC, 10 * MSEC, 10 * MSEC, SCHED_SIG_RORUN);
-	uint64_t dline[2] = { 10000, 10000 }, rtime[2] = { 2000, 2000 };
+	struct sched_param_ex p = param_ex(500 * NSEC_PER_USEC, 10 * MSEC, 10 * MSEC, SCHED_SIG_RORUN);
 	long ret;
 
 	(void)arg;
-	CHILD_EXPECT(!syscall(SYS_prlimit64, 0, RLIMIT_DLDLINE, dline, NULL) &&
-		     !syscall(SYS_prlimit64, 0, RLIMIT_DLRTIME, rtime, NULL),
-		     "prlimit64: %s\n", strerror(errno));
-	CHILD_EXPECT(!drop_privileges(), "drop privileges: %s\n", strerror(errno));
+	CHILD_EXPECT(!drop_privileges_with_dl_limits(10000, 500), "limits, privileges: %s\n",
+		     strerror(errno));
 	ret = sched_setscheduler_ex(0, SCHED_DEADLINE, sizeof(p), &p) ? -errno : 0;
 	CHILD_EXPECT(!ret, "within the limits: %s\n", strerror(-ret));
 	p.sched_runtime.tv_nsec += 1000;
 	ret = sched_setparam_ex(0, sizeof(p), &p) ? -errno : 0;
 	CHILD_EXPECT(ret == -EPERM, "1 us over RLIMIT_DLRTIME: got %s, want EPERM\n", strerror(-ret));
-	return expect_attr(SCHED_DEADLINE, 2 * MSEC, 10 * MSEC, 10 * MSEC, SCHED_FLAG_DL_OVERRUN);
+	return expect_attr(SCHED_DEADLINE, 500 * NSEC_PER_USEC, 10 * MSEC, 10 * MSEC,
+			   SCHED_FLAG_DL_OVERRUN);
 }
 
 int main(void)
 {
-	dltask_widen_pool();
+	const struct child_test tests[] = {
+		{ set_and_get, NULL, "set/get round trip, SCHED_SIG_* map to SCHED_FLAG_DL_OVERRUN/DMISS, FIFO and OTHER" },
+		{ lengths, NULL, "len larger than the struct is EINVAL, shorter zero-fills, getter copies len" },
+		{ bad_arguments, NULL, "bad arguments are refused with their errno and change nothing" },
+		{ reset_on_fork, NULL, "SCHED_DEADLINE | SCHED_RESET_ON_FORK sets the flag, the task may fork" },
+		{ unprivileged, NULL, "unprivileged: EPERM without rlimits and for another user's task" },
+		{ within_rlimits, NULL, "unprivileged within RLIMIT_DLDLINE/RLIMIT_DLRTIME: allowed, 1 us over: EPERM" },
+	};
+
 	ksft_print_header();
-	ksft_set_plan(6);
-	ksft_test_result(run_child(set_and_get, NULL) == 0,
-			 "set/get round trip, SCHED_SIG_* map to SCHED_FLAG_DL_OVERRUN/DMISS, FIFO and OTHER\n");
-	ksft_test_result(run_child(lengths, NULL) == 0,
-			 "len larger than the struct is EINVAL, shorter zero-fills, getter copies len\n");
-	ksft_test_result(run_child(bad_arguments, NULL) == 0,
-			 "bad arguments are refused with their errno and change nothing\n");
-	ksft_test_result(run_child(reset_on_fork, NULL) == 0,
-			 "SCHED_DEADLINE | SCHED_RESET_ON_FORK sets the flag, the task may fork\n");
-	ksft_test_result(run_child(unprivileged, NULL) == 0,
-			 "unprivileged: EPERM without rlimits and for another user's task\n");
-	ksft_test_result(run_child(within_rlimits, NULL) == 0,
-			 "unprivileged within RLIMIT_DLDLINE/RLIMIT_DLRTIME: allowed, 1 us over: EPERM\n");
+	ksft_set_plan(ARRAY_SIZE(tests));
+	run_child_tests(tests, ARRAY_SIZE(tests));
 	ksft_finished();
 }

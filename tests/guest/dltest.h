@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +133,7 @@ static inline int online_cpus(void)
  */
 static inline long long dl_admission_cap(void)
 {
-	long long rt, per;
+	long long rt = -1, per = 0;
 
 	if (read_ll("/proc/sys/kernel/sched_dl_runtime_us", &rt) ||
 	    read_ll("/proc/sys/kernel/sched_dl_period_us", &per)) {
@@ -143,6 +144,82 @@ static inline long long dl_admission_cap(void)
 	if (rt < 0)
 		return -1;
 	return (long long)dl_ratio(per, rt) * online_cpus();
+}
+
+/*
+ * Admission control probe: threads enter SCHED_DEADLINE one after the other
+ * with the same parameters until one is refused or @max are in, and hold
+ * their bandwidth until dl_fill_release().
+ */
+#define DL_FILL_MAX 256
+
+struct dl_fill {
+	uint64_t runtime, period;
+	int admitted;
+	int err;		/* errno of the refused request, 0 if none was */
+	int gate[2];		/* admitted threads hold until it closes */
+	int report[2];		/* each thread writes its sched_setattr() result */
+	pthread_t threads[DL_FILL_MAX];
+};
+
+static inline void *dl_fill_thread(void *arg)
+{
+	struct dl_fill *f = arg;
+	int ret = dl_enter(f->runtime, f->period, f->period, 0);
+	char c;
+
+	if (write(f->report[1], &ret, sizeof(ret)) != sizeof(ret) || ret)
+		return NULL;
+	while (read(f->gate[0], &c, 1) > 0)
+		;
+	return NULL;
+}
+
+/* Returns 0, or -errno when the probe itself could not run. */
+static inline int dl_fill(struct dl_fill *f, uint64_t runtime, uint64_t period, int max)
+{
+	int i, ret;
+
+	memset(f, 0, sizeof(*f));
+	f->runtime = runtime;
+	f->period = period;
+	if (max > DL_FILL_MAX)
+		return -E2BIG;
+	if (pipe(f->gate))
+		return -errno;
+	if (pipe(f->report)) {
+		ret = -errno;
+		close(f->gate[0]);
+		close(f->gate[1]);
+		return ret;
+	}
+	for (i = 0; i < max; i++) {
+		ret = pthread_create(&f->threads[i], NULL, dl_fill_thread, f);
+		if (ret)
+			return -ret;
+		if (read(f->report[0], &ret, sizeof(ret)) != sizeof(ret))
+			return -EIO;
+		if (ret) {
+			f->err = -ret;
+			pthread_join(f->threads[i], NULL);
+			break;
+		}
+		f->admitted++;
+	}
+	return 0;
+}
+
+/* Let the admitted threads leave and join them. */
+static inline void dl_fill_release(struct dl_fill *f)
+{
+	int i;
+
+	close(f->gate[1]);
+	for (i = 0; i < f->admitted; i++)
+		pthread_join(f->threads[i], NULL);
+	close(f->gate[0]);
+	close(f->report[0]);
+	close(f->report[1]);
 }
 
 #endif

@@ -7,13 +7,17 @@
  * worker waits for the next release with sched_wait_interval() (x86_64
  * syscall 451: sleep to an absolute CLOCK_MONOTONIC time and start a new
  * instance of the deadline task), or clock_nanosleep(TIMER_ABSTIME) where
- * the kernel lacks it (ENOSYS). A finish after the deadline is a miss;
- * releases that passed while the job was still running are counted as
- * missed too (skipped instances).
+ * the kernel lacks it (ENOSYS). A job that finishes after its absolute
+ * deadline is a miss; releases that passed while a late job still ran are
+ * skipped (and counted as such).
  *
  * dld turns the service's threads to SCHED_DEADLINE after it starts; with
  * --wait-deadline the worker counts nothing until that happened, so the
- * counts describe the reservation and not the seconds before it.
+ * counts describe the reservation and not the seconds before it. A deadline
+ * task starts counting at its reservation's next period, so that the
+ * releases are the reservation's periods: a constrained deadline task
+ * cannot start an instance before its next period, and a release schedule
+ * of its own, out of phase with it, would have every job start late.
  *
  * Counters go to --stats FILE (rewritten atomically once a second, key=value
  * lines) and to stdout (the journal) every --report seconds and at exit. */
@@ -22,6 +26,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,28 +37,17 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The dlsched kernel's number. Mainline later gave 451 to cachestat(),
- * which fails on these arguments (EBADF): any error but EINTR falls back. */
+#include "sched-util.h"
+
+/* The dlsched kernel's number. Mainline later gave 451 to cachestat(): the
+ * worker calls it only where the dlsched knobs exist, and passes zeros for
+ * cachestat's other arguments, which make it fail harmlessly (EFAULT). */
 #ifndef __NR_sched_wait_interval
 #define __NR_sched_wait_interval 451
-#endif
-#ifndef SCHED_DEADLINE
-#define SCHED_DEADLINE 6
 #endif
 
 #define NSEC_PER_USEC INT64_C(1000)
 #define NSEC_PER_SEC INT64_C(1000000000)
-
-struct dl_attr {                /* struct sched_attr, as far as we read it */
-        uint32_t size;
-        uint32_t sched_policy;
-        uint64_t sched_flags;
-        int32_t sched_nice;
-        uint32_t sched_priority;
-        uint64_t sched_runtime;
-        uint64_t sched_deadline;
-        uint64_t sched_period;
-};
 
 typedef struct Stats {
         uint64_t instances;     /* jobs run while counting */
@@ -63,6 +57,7 @@ typedef struct Stats {
         int64_t worst_response_ns;      /* finish - release, largest */
         int64_t worst_gap_ns;   /* longest time the job loop did not run: in an
                                  * emulated guest, the host preempting the vCPU */
+        int64_t worst_start_ns;  /* job start - release, largest (wake-up latency) */
 } Stats;
 
 static volatile sig_atomic_t stop;
@@ -83,11 +78,8 @@ static struct timespec to_timespec(int64_t ns) {
         return (struct timespec) { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
 }
 
-static bool is_deadline_task(struct dl_attr *attr) {
-        memset(attr, 0, sizeof(*attr));
-        if (syscall(SYS_sched_getattr, 0, attr, sizeof(*attr), 0) < 0)
-                return false;
-        return attr->sched_policy == SCHED_DEADLINE;
+static bool is_deadline_task(DlSchedAttr *attr) {
+        return sched_get_attr(0, attr) >= 0 && attr->sched_policy == SCHED_DEADLINE;
 }
 
 /* The job: spin until this thread used work_ns of CPU. Returns the longest
@@ -109,33 +101,59 @@ static int64_t run_job(int64_t work_ns) {
         return gap;
 }
 
+#define DLSCHED_KNOB "/proc/sys/kernel/sched_dl_runtime_us"
+
+static int have_wait_interval = -1;     /* unknown yet */
+
+/* sched_wait_interval(t), or with a NULL t the task's next period, retried
+ * on EINTR unless we are stopping. 0, or -errno. */
+static int wait_interval(const struct timespec *t) {
+        struct timespec rem;
+
+        if (have_wait_interval < 0)
+                have_wait_interval = access(DLSCHED_KNOB, F_OK) == 0;
+        if (!have_wait_interval)
+                return -ENOSYS;
+        for (;;) {
+                if (syscall(__NR_sched_wait_interval, t, &rem, 0, 0) == 0)
+                        return 0;
+                if (errno != EINTR)
+                        break;
+                if (stop)
+                        return 0;
+        }
+        if (errno == ENOSYS)
+                have_wait_interval = 0;
+        return -errno;
+}
+
 /* Waits until the absolute CLOCK_MONOTONIC time t. Returns which way. */
 static const char *wait_until(int64_t t) {
-        static bool have_syscall = true;
-        struct timespec ts = to_timespec(t), rem;
+        struct timespec ts = to_timespec(t);
 
-        if (have_syscall) {
-                for (;;) {
-                        if (syscall(__NR_sched_wait_interval, &ts, &rem) == 0)
-                                return "sched_wait_interval";
-                        if (errno == EINTR && !stop)
-                                continue;
-                        if (errno == EINTR)
-                                return "sched_wait_interval";
-                        break;
-                }
-                if (errno == ENOSYS)
-                        have_syscall = false;
-                /* Any other error (e.g. EINVAL before dld made us a deadline
-                 * task): sleep the plain way this time. */
-        }
+        /* Any error but ENOSYS (e.g. EINVAL for a normal task asking for
+         * its next period): sleep the plain way this time. */
+        if (wait_interval(&ts) == 0)
+                return "sched_wait_interval";
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR && !stop)
                 ;
         return "clock_nanosleep";
 }
 
+/* Ends the deadline task's current instance and waits for its next period,
+ * where it has a full runtime: sched_wait_interval(NULL), or sched_yield(),
+ * which on a deadline task sleeps until the next replenishment. dld made us
+ * a deadline task at some point of our own cycle; releases counted from the
+ * return line up with the reservation's periods. */
+static const char *wait_next_period(void) {
+        if (wait_interval(NULL) == 0)
+                return "sched_wait_interval";
+        sched_yield();
+        return "sched_yield";
+}
+
 static void write_stats(const char *path, const char *name, const Stats *s, bool counting,
-                        const struct dl_attr *attr, const char *waiter) {
+                        const DlSchedAttr *attr, const char *waiter) {
         char tmp[4096];
         FILE *f;
 
@@ -148,20 +166,23 @@ static void write_stats(const char *path, const char *name, const Stats *s, bool
         fprintf(f, "name=%s\ncounting=%d\npolicy=%s\nruntime_ns=%" PRIu64 "\ndeadline_ns=%" PRIu64
                 "\nperiod_ns=%" PRIu64 "\nwait=%s\ninstances=%" PRIu64 "\nmisses=%" PRIu64
                 "\nskipped=%" PRIu64 "\nworst_lateness_us=%" PRId64 "\nworst_response_us=%" PRId64
-                "\nworst_gap_us=%" PRId64 "\n",
+                "\nworst_gap_us=%" PRId64 "\nworst_start_us=%" PRId64 "\n",
                 name, counting, attr->sched_policy == SCHED_DEADLINE ? "deadline" : "other",
                 attr->sched_runtime, attr->sched_deadline, attr->sched_period, waiter,
                 s->instances, s->misses, s->skipped, s->worst_lateness_ns / NSEC_PER_USEC,
-                s->worst_response_ns / NSEC_PER_USEC, s->worst_gap_ns / NSEC_PER_USEC);
+                s->worst_response_ns / NSEC_PER_USEC, s->worst_gap_ns / NSEC_PER_USEC,
+                s->worst_start_ns / NSEC_PER_USEC);
         if (fclose(f) == 0)
                 rename(tmp, path);
 }
 
 static void report(const char *name, const Stats *s, const char *waiter, const char *when) {
         printf("%s: %s: %" PRIu64 " instances, %" PRIu64 " deadline misses, %" PRIu64
-               " skipped, worst response %" PRId64 "us, worst lateness %" PRId64 "us (%s)\n",
+               " skipped, worst response %" PRId64 "us, worst lateness %" PRId64 "us, worst start %" PRId64
+               "us, worst stall %" PRId64 "us (%s)\n",
                name, when, s->instances, s->misses, s->skipped, s->worst_response_ns / NSEC_PER_USEC,
-               s->worst_lateness_ns / NSEC_PER_USEC, waiter);
+               s->worst_lateness_ns / NSEC_PER_USEC, s->worst_start_ns / NSEC_PER_USEC,
+               s->worst_gap_ns / NSEC_PER_USEC, waiter);
         fflush(stdout);
 }
 
@@ -206,12 +227,12 @@ int main(int argc, char *argv[]) {
         uint64_t work_us = 1000, period_us = 0, deadline_us = 0, duration_s = 0, wait_s = 0, report_s = 10;
         const char *name = "worker", *stats_path = NULL, *waiter = "none";
         int64_t start, release, next_stats, next_report, end = INT64_MAX, wait_end;
-        struct dl_attr attr;
+        DlSchedAttr attr;
         Stats s = { .worst_lateness_ns = INT64_MIN };
         bool counting;
-        int c;
+        int c, opt;
 
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "h", options, &opt)) >= 0) {
                 bool ok = true;
 
                 switch (c) {
@@ -227,7 +248,7 @@ int main(int argc, char *argv[]) {
                 default: usage(stderr); return 2;
                 }
                 if (!ok) {
-                        fprintf(stderr, "dlsched-demo-worker: %s: invalid value '%s'\n", argv[optind - 1], optarg);
+                        fprintf(stderr, "dlsched-demo-worker: --%s: invalid value '%s'\n", options[opt].name, optarg);
                         return 2;
                 }
         }
@@ -251,24 +272,35 @@ int main(int argc, char *argv[]) {
         if (duration_s)
                 end = start + (int64_t) duration_s * NSEC_PER_SEC;
         wait_end = start + (int64_t) wait_s * NSEC_PER_SEC;
-        counting = wait_s == 0;
+        /* Counting starts in the first turn of the loop without --wait-deadline. */
+        counting = false;
         printf("%s: job %" PRIu64 "us every %" PRIu64 "us, deadline %" PRIu64 "us%s\n", name, work_us,
-               period_us, deadline_us, counting ? "" : "; counting once SCHED_DEADLINE");
+               period_us, deadline_us, wait_s == 0 ? "" : "; counting once SCHED_DEADLINE");
         next_stats = start;
         next_report = start + (int64_t) report_s * NSEC_PER_SEC;
         release = start;
 
         while (!stop && release < end) {
-                int64_t deadline = release + (int64_t) deadline_us * NSEC_PER_USEC, finish, next, gap;
+                int64_t deadline, finish, next, gap, begin;
                 bool dl = is_deadline_task(&attr);
 
                 if (!counting && (dl || release >= wait_end)) {
                         counting = true;
-                        printf("%s: counting from now on, as a %s task (runtime %" PRIu64 "us, deadline %"
-                               PRIu64 "us, period %" PRIu64 "us)\n", name, dl ? "SCHED_DEADLINE" : "normal",
-                               attr.sched_runtime / 1000, attr.sched_deadline / 1000, attr.sched_period / 1000);
+                        if (dl) {
+                                waiter = wait_next_period();
+                                release = now_ns(CLOCK_MONOTONIC);
+                        }
+                        if (dl)
+                                printf("%s: counting from now on, as a SCHED_DEADLINE task (runtime %" PRIu64
+                                       "us, deadline %" PRIu64 "us, period %" PRIu64 "us)\n", name,
+                                       attr.sched_runtime / 1000, attr.sched_deadline / 1000,
+                                       attr.sched_period / 1000);
+                        else
+                                printf("%s: counting from now on, as a normal task\n", name);
                 }
 
+                deadline = release + (int64_t) deadline_us * NSEC_PER_USEC;
+                begin = now_ns(CLOCK_MONOTONIC);
                 gap = run_job((int64_t) work_us * NSEC_PER_USEC);
                 finish = now_ns(CLOCK_MONOTONIC);
 
@@ -279,18 +311,28 @@ int main(int argc, char *argv[]) {
                                 s.worst_gap_ns = gap;
                         if (finish - deadline > s.worst_lateness_ns)
                                 s.worst_lateness_ns = finish - deadline;
+                        if (begin - release > s.worst_start_ns)
+                                s.worst_start_ns = begin - release;
                         if (finish - release > s.worst_response_ns)
                                 s.worst_response_ns = finish - release;
                         if (finish > deadline) {
                                 s.misses++;
+                                /* When (CLOCK_MONOTONIC, as in the kernel's trace
+                                 * clock "mono") and where the time went. */
                                 fprintf(stderr, "%s: deadline miss: instance %" PRIu64 " finished %" PRId64
-                                        "us late\n", name, s.instances, (finish - deadline) / NSEC_PER_USEC);
+                                        "us late (released at %" PRId64 ".%06" PRId64 ", started %" PRId64
+                                        "us after release, ran %" PRId64 "us, longest stall %" PRId64 "us)\n",
+                                        name, s.instances, (finish - deadline) / NSEC_PER_USEC,
+                                        release / NSEC_PER_SEC, release % NSEC_PER_SEC / NSEC_PER_USEC,
+                                        (begin - release) / NSEC_PER_USEC, (finish - begin) / NSEC_PER_USEC,
+                                        gap / NSEC_PER_USEC);
                         }
                 }
-                /* Releases that went by while this job ran are lost. */
+                /* Releases that went by while this job ran are lost (the
+                 * late job is already counted as a miss). */
                 while (next <= finish) {
                         if (counting)
-                                s.skipped++, s.misses++;
+                                s.skipped++;
                         next += (int64_t) period_us * NSEC_PER_USEC;
                 }
 

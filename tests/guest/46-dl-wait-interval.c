@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched_wait_interval(): argument errors, EINTR with the remainder in rmtp,
+ * clock_nanosleep behaviour for a CFS task, and for a deadline task the
+ * wake-up instant: the next period for a NULL rqtp, never before the 0-lag
+ * time (deadline - remaining runtime * period / runtime), rqtp when later,
+ * and a full runtime on wake-up.
+ *
+ * Wake-up instants are checked within [expected, expected + LATE_NS]: a
+ * timer never fires early, but under TCG (4 vCPUs on 2 host cores) a vCPU
+ * can be off the host CPU for several milliseconds. LATE_NS = 20 ms still
+ * tells the rules apart: each wrong instant (rqtp instead of the 0-lag
+ * time, the next period instead of the 0-lag time) is 40 ms or more away.
+ */
+#include <sys/time.h>
+#include "dltask.h"
+
+#define MSEC NSEC_PER_MSEC
+#define RUNTIME (5 * MSEC)
+#define PERIOD (100 * MSEC)
+#define LATE_NS (20 * MSEC)
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* SIGALRM in @ns, with a handler and no SA_RESTART: interrupts sleeps. */
+static int alarm_in(uint64_t ns)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { .tv_sec = ns / NSEC_PER_SEC,
+					      .tv_usec = ns % NSEC_PER_SEC / 1000 } };
+
+	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+		return -errno;
+	return 0;
+}
+
+static long wait_ns(uint64_t abs_ns, struct timespec *rmtp)
+{
+	struct timespec ts = ns_to_ts(abs_ns);
+
+	return sched_wait_interval(&ts, rmtp) ? -errno : 0;
+}
+
+/* A returned instant in [want, want + LATE_NS]? */
+static int expect_instant(const char *what, uint64_t got, uint64_t want_lo, uint64_t want_hi)
+{
+	ksft_print_msg("%s: woke %.3f ms after the earliest allowed instant\n", what,
+		       ((double)got - (double)want_lo) / 1e6);
+	CHILD_EXPECT(got >= want_lo && got <= want_hi + LATE_NS,
+		     "%s: woke at %+.3f ms, want [0, %.3f] ms\n", what,
+		     ((double)got - (double)want_lo) / 1e6, ms(want_hi + LATE_NS - want_lo));
+	return 0;
+}
+
+/* Argument errors, checked before anything else for every policy. */
+static int arg_errors(void *arg)
+{
+	bool deadline = *(bool *)arg;
+	struct timespec bad = { .tv_sec = 0, .tv_nsec = NSEC_PER_SEC };
+	long ret;
+
+	if (deadline) {
+		CHILD_EXPECT(!dl_enter_admitted(RUNTIME, PERIOD, PERIOD, 0), "sched_setattr: %s\n", strerror(errno));
+	} else {
+		ret = sched_wait_interval(NULL, NULL) ? -errno : 0;
+		CHILD_EXPECT(ret == -EINVAL, "NULL rqtp: got %s, want EINVAL\n", strerror(-ret));
+	}
+	ret = sched_wait_interval((struct timespec *)1, NULL) ? -errno : 0;
+	CHILD_EXPECT(ret == -EFAULT, "bad rqtp: got %s, want EFAULT\n", strerror(-ret));
+	ret = sched_wait_interval(&bad, NULL) ? -errno : 0;
+	CHILD_EXPECT(ret == -EINVAL, "tv_nsec 1e9: got %s, want EINVAL\n", strerror(-ret));
+	bad.tv_nsec = -1;
+	ret = sched_wait_interval(&bad, NULL) ? -errno : 0;
+	CHILD_EXPECT(ret == -EINVAL, "tv_nsec -1: got %s, want EINVAL\n", strerror(-ret));
+	bad.tv_sec = -1;
+	bad.tv_nsec = 0;
+	ret = sched_wait_interval(&bad, NULL) ? -errno : 0;
+	CHILD_EXPECT(ret == -EINVAL, "tv_sec -1: got %s, want EINVAL\n", strerror(-ret));
+	return 0;
+}
+
+static int cfs_sleep(void *arg)
+{
+	uint64_t target, t;
+	long ret;
+
+	(void)arg;
+	target = now_ns() + 50 * MSEC;
+	ret = wait_ns(target, NULL);
+	t = now_ns();
+	CHILD_EXPECT(!ret, "sleep: %s\n", strerror(-ret));
+	if (expect_instant("CFS, 50 ms ahead", t, target, target))
+		return 1;
+	target = now_ns() - 10 * MSEC;
+	ret = wait_ns(target, NULL);
+	t = now_ns();
+	CHILD_EXPECT(!ret, "past: %s\n", strerror(-ret));
+	CHILD_EXPECT(t - target < 10 * MSEC + LATE_NS, "a past rqtp slept %.3f ms\n", ms(t - target));
+	return 0;
+}
+
+/* EINTR with the remainder in rmtp, then EFAULT for a bad rmtp. */
+static int interrupted(void *arg)
+{
+	bool deadline = *(bool *)arg;
+	struct timespec rem = { 0, 0 };
+	uint64_t start, target, left;
+	long ret;
+
+	if (deadline)
+		CHILD_EXPECT(!dl_enter_admitted(RUNTIME, PERIOD, PERIOD, 0), "sched_setattr: %s\n", strerror(errno));
+	start = now_ns();
+	target = start + 1000 * MSEC;
+	CHILD_EXPECT(!alarm_in(20 * MSEC), "alarm: %s\n", strerror(errno));
+	ret = wait_ns(target, &rem);
+	left = ts_to_ns(&rem);
+	CHILD_EXPECT(ret == -EINTR, "got %s, want EINTR\n", strerror(-ret));
+	ksft_print_msg("%s: interrupted with %.3f ms left\n", deadline ? "deadline" : "CFS", ms(left));
+	/* Interrupted no earlier than 20 ms after start, nor much later. */
+	CHILD_EXPECT(left <= target - start - 20 * MSEC && left >= target - start - 20 * MSEC - LATE_NS,
+		     "rmtp %.3f ms, want [%.3f, %.3f]\n", ms(left),
+		     ms(target - start - 20 * MSEC - LATE_NS), ms(target - start - 20 * MSEC));
+	CHILD_EXPECT(!alarm_in(20 * MSEC), "alarm: %s\n", strerror(errno));
+	ret = wait_ns(now_ns() + 1000 * MSEC, (struct timespec *)1);
+	CHILD_EXPECT(ret == -EFAULT, "bad rmtp: got %s, want EFAULT\n", strerror(-ret));
+	return 0;
+}
+
+/*
+ * Enter SCHED_DEADLINE and begin an instance at a sched_wait_interval()
+ * wake-up; returns when it began (CLOCK_MONOTONIC), 0 on error. The
+ * instance sched_setattr() starts has a deadline computed from the CPU's
+ * scheduler clock; when the guest's TSC is marked unstable (a TCG guest
+ * without tsc=reliable, see vm/boot.sh) that clock lags CLOCK_MONOTONIC by
+ * up to some tens of ms after a vCPU stall, and the first instance of a
+ * just forked task was measured ending 3 to 80 ms early. An instance begun
+ * at a wake-up was on time in every run, so the measured instances begin
+ * there.
+ */
+static uint64_t dl_begin_measured_instance(uint64_t *cpu0)
+{
+	if (dl_enter_admitted(RUNTIME, PERIOD, PERIOD, 0)) {
+		ksft_print_msg("sched_setattr: %s\n", strerror(errno));
+		return 0;
+	}
+	if (sched_wait_interval(NULL, NULL)) {
+		ksft_print_msg("sched_wait_interval(NULL): %s\n", strerror(errno));
+		return 0;
+	}
+	*cpu0 = thread_cpu_ns();
+	return now_ns();
+}
+
+/* NULL rqtp: the next period, one period after the instance began. */
+static int dl_next_period(void *arg)
+{
+	uint64_t start, t, cpu0;
+	long ret;
+	int i;
+
+	(void)arg;
+	start = dl_begin_measured_instance(&cpu0);
+	CHILD_EXPECT(start, "no instance\n");
+	for (i = 0; i < 3; i++) {
+		ret = sched_wait_interval(NULL, NULL) ? -errno : 0;
+		t = now_ns();
+		CHILD_EXPECT(!ret, "sched_wait_interval(NULL): %s\n", strerror(-ret));
+		/* the instance began up to the wake-up latency before start */
+		if (expect_instant("deadline, NULL rqtp", t, start + PERIOD - LATE_NS / 4, start + PERIOD))
+			return 1;
+		start = t;
+	}
+	return 0;
+}
+
+/*
+ * Half the runtime used, an rqtp 1 ms ahead: the wake-up waits for the
+ * 0-lag time, half a period after the instance began.
+ */
+static int dl_postponed(void *arg)
+{
+	uint64_t start, cpu0, used, lag, t, rqtp;
+	long ret;
+
+	(void)arg;
+	start = dl_begin_measured_instance(&cpu0);
+	CHILD_EXPECT(start, "no instance\n");
+	spin_cpu_ns(RUNTIME / 2);
+	used = thread_cpu_ns() - cpu0;
+	/* deadline - remaining * period / runtime, the deadline one period after the start */
+	lag = (RUNTIME - used) * (PERIOD / RUNTIME);
+	rqtp = now_ns() + MSEC;
+	ret = wait_ns(rqtp, NULL);
+	t = now_ns();
+	CHILD_EXPECT(!ret, "sched_wait_interval: %s\n", strerror(-ret));
+	ksft_print_msg("used %.3f ms of runtime; rqtp was %.3f ms after the start\n", ms(used),
+		       ms(rqtp - start));
+	/*
+	 * Below, the wake-up latency of the instance's start (the instance
+	 * began up to LATE_NS / 4 before we saw it) and 1 ms. Above, 10 ms
+	 * more: the runtime spent in the instance before cpu0 was read (up to
+	 * 0.5 ms under TCG) moves the 0-lag time PERIOD / RUNTIME = 20 times
+	 * as far. The wrong instants (rqtp, the next period) are 45 ms or more
+	 * away.
+	 */
+	return expect_instant("deadline, rqtp before the 0-lag time", t,
+			      start + PERIOD - lag - LATE_NS / 4 - MSEC,
+			      start + PERIOD - lag + 10 * MSEC);
+}
+
+/* An rqtp past the next period is kept, and the task wakes with a full runtime. */
+static int dl_rqtp_later(void *arg)
+{
+	uint64_t rqtp, t, wall0;
+	long long runtime = -1;
+	char buf[8192], *line;
+	ssize_t n;
+	long ret;
+	int fd;
+
+	(void)arg;
+	CHILD_EXPECT(!count_xcpu(), "sigaction: %s\n", strerror(errno));
+	/* Opened before: only the read is charged to the new instance. */
+	fd = open("/proc/self/sched", O_RDONLY);
+	CHILD_EXPECT(fd >= 0, "/proc/self/sched: %s\n", strerror(errno));
+	CHILD_EXPECT(!dl_enter_admitted(RUNTIME, PERIOD, PERIOD, SCHED_FLAG_DL_OVERRUN), "sched_setattr: %s\n",
+		     strerror(errno));
+	spin_cpu_ns(RUNTIME / 2);
+	rqtp = now_ns() + 150 * MSEC;
+	ret = wait_ns(rqtp, NULL);
+	t = now_ns();
+	CHILD_EXPECT(!ret, "sched_wait_interval: %s\n", strerror(-ret));
+	if (expect_instant("deadline, rqtp after the next period", t, rqtp, rqtp))
+		return 1;
+
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	CHILD_EXPECT(n > 0, "read /proc/self/sched: %s\n", strerror(errno));
+	buf[n] = '\0';
+	line = strstr(buf, "dl.runtime");
+	CHILD_EXPECT(line && sscanf(line, "dl.runtime : %lld", &runtime) == 1,
+		     "no dl.runtime in /proc/self/sched\n");
+	ksft_print_msg("dl.runtime after the wake-up: %lld ns, SIGXCPU so far %d\n", runtime,
+		       (int)xcpu_kernel);
+	/*
+	 * Without a new instance at most half the runtime would be left; the
+	 * read itself costs some of it (about 2 ms under TCG).
+	 */
+	CHILD_EXPECT(runtime > (long long)(RUNTIME * 6 / 10) && runtime <= (long long)RUNTIME,
+		     "dl.runtime %lld after the wake-up, want a full %llu\n", runtime, RUNTIME);
+	/* Another 40% of the runtime runs through, without throttling or overrun signal. */
+	wall0 = now_ns();
+	spin_cpu_ns(RUNTIME * 4 / 10);
+	t = now_ns() - wall0;
+	CHILD_EXPECT(xcpu_kernel == 0 && xcpu_other == 0, "SIGXCPU after the wake-up (%d)\n",
+		     (int)xcpu_kernel);
+	CHILD_EXPECT(t < RUNTIME + LATE_NS, "2 ms of work took %.3f ms: throttled?\n", ms(t));
+	return 0;
+}
+
+/*
+ * A periodic loop, 20 jobs of 1 ms (runtime 4 ms every 50 ms) each ended
+ * by sched_wait_interval() until the next activation: with the flag given
+ * (overrun or deadline miss), at most 2 of the 20 instances signalled (a
+ * TCG vCPU stall is charged to the running task, and only one of 3 ms
+ * overruns), every wake-up within LATE_NS of its activation.
+ */
+static int periodic(void *arg)
+{
+	uint64_t flags = *(uint64_t *)arg, next, t, late, late_max = 0;
+	int i;
+
+	CHILD_EXPECT(!count_xcpu(), "sigaction: %s\n", strerror(errno));
+	CHILD_EXPECT(!dl_enter_admitted(4 * MSEC, PERIOD / 2, PERIOD / 2, flags), "sched_setattr: %s\n",
+		     strerror(errno));
+	next = now_ns();
+	for (i = 0; i < 20; i++) {
+		spin_cpu_ns(MSEC);
+		next += PERIOD / 2;
+		CHILD_EXPECT(!wait_ns(next, NULL), "job %d: sched_wait_interval: %s\n", i, strerror(errno));
+		t = now_ns();
+		late = t > next ? t - next : 0;
+		if (late > late_max)
+			late_max = late;
+	}
+	ksft_print_msg("periodic, flags %#llx: %d SIGXCPU, latest wake-up %.3f ms late\n",
+		       (unsigned long long)flags, (int)xcpu_kernel, ms(late_max));
+	CHILD_EXPECT(xcpu_kernel <= 2 && !xcpu_other && late_max <= LATE_NS,
+		     "%d SIGXCPU, latest wake-up %.3f ms\n", (int)xcpu_kernel, ms(late_max));
+	return 0;
+}
+
+int main(void)
+{
+	uint64_t overrun = SCHED_FLAG_DL_OVERRUN, miss = SCHED_FLAG_DL_DMISS;
+	bool cfs = false, deadline = true;
+	const struct child_test tests[] = {
+		{ arg_errors, &cfs, "CFS task: NULL rqtp EINVAL, bad pointer EFAULT, bad timespec EINVAL" },
+		{ arg_errors, &deadline, "deadline task: bad pointer EFAULT, bad timespec EINVAL" },
+		{ cfs_sleep, NULL, "CFS task: absolute CLOCK_MONOTONIC sleep, past rqtp returns at once" },
+		{ interrupted, &cfs, "CFS task: EINTR with the remainder in rmtp, bad rmtp EFAULT" },
+		{ interrupted, &deadline, "deadline task: EINTR with the remainder in rmtp, bad rmtp EFAULT" },
+		{ dl_next_period, NULL, "deadline task, NULL rqtp: wakes at the next period" },
+		{ dl_postponed, NULL, "deadline task: an early rqtp waits for the 0-lag time" },
+		{ dl_rqtp_later, NULL, "deadline task: a later rqtp is kept; wakes with a full runtime" },
+		{ periodic, &overrun, "periodic deadline task: no runtime overrun, wake-ups on time" },
+		{ periodic, &miss, "periodic deadline task: no deadline miss, wake-ups on time" },
+	};
+
+	ksft_print_header();
+	ksft_set_plan(ARRAY_SIZE(tests));
+	run_child_tests(tests, ARRAY_SIZE(tests));
+	ksft_finished();
+}
