@@ -73,8 +73,11 @@ static void flags_accepted(void)
  * A CPU-bound task with runtime 5 ms every 100 ms is throttled once in
  * each of the 10 periods it spins through: 10 signals, 9 if a vCPU stall
  * charged to it is paid back over a later period, 11 if an 11th instance
- * begins before it stops. SIGXCPU is not queued, but 95 ms separate two
- * throttlings, time enough to handle each signal.
+ * begins before it stops. 12 was seen once under TCG (4 vCPUs on 2 host
+ * CPUs), so the window is 8..12: the bugs it catches, no signal at all or
+ * one per tick while throttled, give 0 or hundreds. SIGXCPU is not
+ * queued, but 95 ms separate two throttlings, time enough to handle each
+ * signal.
  */
 static void overrun(void)
 {
@@ -83,9 +86,9 @@ static void overrun(void)
 	int n = run_child(spin_counting, &a), none;
 
 	ksft_print_msg("overrun: %d SIGXCPU in %d periods\n", n, periods);
-	ksft_test_result(n >= periods - 1 && n <= periods + 1,
+	ksft_test_result(n >= periods - 2 && n <= periods + 2,
 			 "SCHED_FLAG_DL_OVERRUN: one SIGXCPU (SI_KERNEL) per throttled period (%d, want %d..%d)\n",
-			 n, periods - 1, periods + 1);
+			 n, periods - 2, periods + 2);
 	a.flags = 0;
 	none = run_child(spin_counting, &a);
 	ksft_test_result(none == 0, "no SIGXCPU without the flag (%d)\n", none);

@@ -136,9 +136,11 @@ static int interrupted(void *arg)
  * scheduler clock; when the guest's TSC is marked unstable (a TCG guest
  * without tsc=reliable, see vm/boot.sh) that clock lags CLOCK_MONOTONIC by
  * up to some tens of ms after a vCPU stall, and the first instance of a
- * just forked task was measured ending 3 to 80 ms early. An instance begun
- * at a wake-up was on time in every run, so the measured instances begin
- * there.
+ * just forked task was measured ending 3 to 80 ms early. With tsc=reliable
+ * it still happens: a just forked task was throttled (and signalled, with
+ * SCHED_FLAG_DL_OVERRUN) after 10 ms of CPU time in its first 20 ms
+ * instance, on both hierarchies; not explained yet. An instance begun at a
+ * wake-up was on time in every run, so the measured instances begin there.
  */
 static uint64_t dl_begin_measured_instance(uint64_t *cpu0)
 {
@@ -211,53 +213,42 @@ static int dl_postponed(void *arg)
 			      start + PERIOD - lag + 10 * MSEC);
 }
 
-/* An rqtp past the next period is kept, and the task wakes with a full runtime. */
+/*
+ * An rqtp past the next period is kept, and the task wakes with a full
+ * runtime: it used half of it before sleeping, and runs 60% of it after
+ * the wake-up without being throttled or signalled (SCHED_FLAG_DL_OVERRUN).
+ * Nothing but the spin runs in between: a write to the results port or a
+ * read of /proc/self/sched costs a few ms of runtime under TCG. A runtime of
+ * 20 ms leaves 8 ms for a vCPU stall charged to the task on the way back
+ * from the system call (2 ms were seen with 5 ms).
+ */
+#define LATER_RUNTIME (20 * MSEC)
+#define LATER_PERIOD (200 * MSEC)
+
 static int dl_rqtp_later(void *arg)
 {
-	uint64_t rqtp, t, wall0;
-	long long runtime = -1;
-	char buf[8192], *line;
-	ssize_t n;
-	long ret;
-	int fd;
+	uint64_t rqtp, t, wake, spun;
 
 	(void)arg;
 	CHILD_EXPECT(!count_xcpu(), "sigaction: %s\n", strerror(errno));
-	/* Opened before: only the read is charged to the new instance. */
-	fd = open("/proc/self/sched", O_RDONLY);
-	CHILD_EXPECT(fd >= 0, "/proc/self/sched: %s\n", strerror(errno));
-	CHILD_EXPECT(!dl_enter_admitted(RUNTIME, PERIOD, PERIOD, SCHED_FLAG_DL_OVERRUN), "sched_setattr: %s\n",
-		     strerror(errno));
-	spin_cpu_ns(RUNTIME / 2);
-	rqtp = now_ns() + 150 * MSEC;
-	ret = wait_ns(rqtp, NULL);
+	CHILD_EXPECT(!dl_enter_admitted(LATER_RUNTIME, LATER_PERIOD, LATER_PERIOD, SCHED_FLAG_DL_OVERRUN),
+		     "sched_setattr: %s\n", strerror(errno));
+	/* The measured instance begins at a wake-up: see dl_begin_measured_instance(). */
+	CHILD_EXPECT(!sched_wait_interval(NULL, NULL), "sched_wait_interval(NULL): %s\n", strerror(errno));
+	spin_cpu_ns(LATER_RUNTIME / 2);
+	rqtp = now_ns() + LATER_PERIOD * 3 / 2;
+	CHILD_EXPECT(!wait_ns(rqtp, NULL), "sched_wait_interval: %s\n", strerror(errno));
+	wake = now_ns();
+	spin_cpu_ns(LATER_RUNTIME * 6 / 10);
 	t = now_ns();
-	CHILD_EXPECT(!ret, "sched_wait_interval: %s\n", strerror(-ret));
-	if (expect_instant("deadline, rqtp after the next period", t, rqtp, rqtp))
+	spun = t - wake;
+	if (expect_instant("deadline, rqtp after the next period", wake, rqtp, rqtp))
 		return 1;
-
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	CHILD_EXPECT(n > 0, "read /proc/self/sched: %s\n", strerror(errno));
-	buf[n] = '\0';
-	line = strstr(buf, "dl.runtime");
-	CHILD_EXPECT(line && sscanf(line, "dl.runtime : %lld", &runtime) == 1,
-		     "no dl.runtime in /proc/self/sched\n");
-	ksft_print_msg("dl.runtime after the wake-up: %lld ns, SIGXCPU so far %d\n", runtime,
+	ksft_print_msg("60%% of the runtime ran in %.3f ms after the wake-up, SIGXCPU %d\n", ms(spun),
 		       (int)xcpu_kernel);
-	/*
-	 * Without a new instance at most half the runtime would be left; the
-	 * read itself costs some of it (about 2 ms under TCG).
-	 */
-	CHILD_EXPECT(runtime > (long long)(RUNTIME * 6 / 10) && runtime <= (long long)RUNTIME,
-		     "dl.runtime %lld after the wake-up, want a full %llu\n", runtime, RUNTIME);
-	/* Another 40% of the runtime runs through, without throttling or overrun signal. */
-	wall0 = now_ns();
-	spin_cpu_ns(RUNTIME * 4 / 10);
-	t = now_ns() - wall0;
 	CHILD_EXPECT(xcpu_kernel == 0 && xcpu_other == 0, "SIGXCPU after the wake-up (%d)\n",
 		     (int)xcpu_kernel);
-	CHILD_EXPECT(t < RUNTIME + LATE_NS, "2 ms of work took %.3f ms: throttled?\n", ms(t));
+	CHILD_EXPECT(spun < LATER_RUNTIME + LATE_NS, "12 ms of work took %.3f ms: throttled\n", ms(spun));
 	return 0;
 }
 
