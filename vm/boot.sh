@@ -8,8 +8,9 @@
 #                                  GUEST_TIMEOUT seconds (exit 124)
 #
 # Environment: BOOT_ARGS (appended to the kernel command line), TESTS (glob
-# list of guest tests), VCPUS (default: one per host CPU, at most 4),
-# GUEST_MEM (MiB, default 2048),
+# list of guest tests), VCPUS (a number, or "host": one per host CPU, at
+# most 4; default 4 in check mode, "host" in run mode), GUEST_MEM (MiB,
+# default 2048),
 # QEMU_ACCEL (tcg by default; kvm only when asked for: KVM guests hang on
 # the machines this was written on), GUEST_TIMEOUT (default 1500).
 set -euo pipefail
@@ -42,13 +43,18 @@ append="root=/dev/vda rw console=ttyS0,115200 panic=-1 dlsched.mode=$mode$tsc_ar
 [ -n "${TESTS:-}" ] && append+=" dlsched.tests=$(echo "$TESTS" | tr ' ' ',')"
 [ -n "${BOOT_ARGS:-}" ] && append+=" $BOOT_ARGS"
 
-# Under TCG each vCPU is a host thread. With more of them than host CPUs the
-# host preempts them for whole timeslices while guest time runs on, and the
-# guest charges that time to whatever task was running: a deadline task
-# loses runtime it never had and is throttled past its deadline.
+# The tests boot 4 vCPUs: admission control scales with the CPU count. The
+# demo (make run, make demo) boots one per host CPU: under TCG each vCPU is
+# a host thread, and with more of them than host CPUs the host preempts
+# them for whole timeslices while guest time runs on; the guest charges
+# that time to whatever task was running, so a deadline task loses runtime
+# it never had and misses deadlines no scheduler could have kept.
 host_cpus=$(nproc)
+vcpus=${VCPUS:-$([ "$mode" = run ] && echo host || echo 4)}
+[ "$vcpus" = host ] && vcpus=$(( host_cpus < 4 ? host_cpus : 4 ))
+[[ $vcpus =~ ^[1-9][0-9]*$ ]] || die "VCPUS must be a number or \"host\", not '$vcpus'"
 qemu=(qemu-system-x86_64 "${accel_args[@]}" -machine q35
-      -smp "${VCPUS:-$(( host_cpus < 4 ? host_cpus : 4 ))}" -m "${GUEST_MEM:-2048}"
+      -smp "$vcpus" -m "${GUEST_MEM:-2048}"
       -kernel "$kernel" -append "$append"
       -drive "file=$img,if=virtio,format=raw,snapshot=on"
       -device virtio-rng-pci -nic none -no-reboot)

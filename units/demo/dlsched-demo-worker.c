@@ -226,7 +226,7 @@ int main(int argc, char *argv[]) {
         };
         uint64_t work_us = 1000, period_us = 0, deadline_us = 0, duration_s = 0, wait_s = 0, report_s = 10;
         const char *name = "worker", *stats_path = NULL, *waiter = "none";
-        int64_t start, release, next_stats, next_report, end = INT64_MAX, wait_end;
+        int64_t start, release, next_stats, next_report, end = INT64_MAX, wait_end, waited_from;
         DlSchedAttr attr;
         Stats s = { .worst_lateness_ns = INT64_MIN };
         bool counting;
@@ -278,15 +278,16 @@ int main(int argc, char *argv[]) {
                period_us, deadline_us, wait_s == 0 ? "" : "; counting once SCHED_DEADLINE");
         next_stats = start;
         next_report = start + (int64_t) report_s * NSEC_PER_SEC;
-        release = start;
+        release = waited_from = start;
 
         while (!stop && release < end) {
-                int64_t deadline, finish, next, gap, begin;
+                int64_t deadline, finish, next, gap, begin, asked = waited_from;
                 bool dl = is_deadline_task(&attr);
 
                 if (!counting && (dl || release >= wait_end)) {
                         counting = true;
                         if (dl) {
+                                asked = now_ns(CLOCK_MONOTONIC);
                                 waiter = wait_next_period();
                                 release = now_ns(CLOCK_MONOTONIC);
                         }
@@ -320,10 +321,12 @@ int main(int argc, char *argv[]) {
                                 /* When (CLOCK_MONOTONIC, as in the kernel's trace
                                  * clock "mono") and where the time went. */
                                 fprintf(stderr, "%s: deadline miss: instance %" PRIu64 " finished %" PRId64
-                                        "us late (released at %" PRId64 ".%06" PRId64 ", started %" PRId64
-                                        "us after release, ran %" PRId64 "us, longest stall %" PRId64 "us)\n",
+                                        "us late (released at %" PRId64 ".%06" PRId64 ", waited for it from %" PRId64
+                                        "us, started %" PRId64 "us after release, ran %" PRId64
+                                        "us, longest stall %" PRId64 "us)\n",
                                         name, s.instances, (finish - deadline) / NSEC_PER_USEC,
                                         release / NSEC_PER_SEC, release % NSEC_PER_SEC / NSEC_PER_USEC,
+                                        (asked - release) / NSEC_PER_USEC,
                                         (begin - release) / NSEC_PER_USEC, (finish - begin) / NSEC_PER_USEC,
                                         gap / NSEC_PER_USEC);
                         }
@@ -345,6 +348,7 @@ int main(int argc, char *argv[]) {
                         next_report = finish + (int64_t) report_s * NSEC_PER_SEC;
                 }
                 release = next;
+                waited_from = now_ns(CLOCK_MONOTONIC);
                 if (release < end && !stop)
                         waiter = wait_until(release);
         }
