@@ -118,8 +118,6 @@ static void admission(void)
 	set_dl_pool(750000, 250000);
 	ksft_test_result(knobs_are(750000, 1000000, 250000, 1000000) && pool_total() == 0,
 			 "pool of 250000/1000000 per CPU set, nothing allocated\n");
-	/* Tasks of earlier tests leave the root domain at their 0-lag time. */
-	usleep(300000);
 	for (i = 0; i < n; i++) {
 		c[i] = dl_child_start(NULL, TASK_RUNTIME_NS(4));
 		if (c[i].err)
@@ -143,12 +141,13 @@ static void admission(void)
 			 knobs_are(750000, 1000000, 250000, 1000000),
 			 "lengthening the period below what is admitted: EBUSY, nothing changed\n");
 
-	/* Leaving SCHED_DEADLINE and exiting give back exactly their share. */
-	ksft_test_result(dl_child_set(&c[0], 0) == 0 && pool_total() == (i - 1) * quarter,
+	/* Leaving SCHED_DEADLINE and exiting give back exactly their share (at the 0-lag time). */
+	ksft_test_result(dl_child_set(&c[0], 0) == 0 &&
+			 wait_total(NULL, (i - 1) * quarter) == (i - 1) * quarter,
 			 "a task leaving SCHED_DEADLINE gives back its share: %lld\n", pool_total());
 	while (i--)
 		dl_child_stop(&c[i]);
-	ksft_test_result(pool_total() == 0, "all tasks gone: sched_dl_total_bw reads 0\n");
+	ksft_test_result(wait_total(NULL, 0) == 0, "all tasks gone: sched_dl_total_bw reads 0\n");
 }
 
 static void total_bw_cpu(void)

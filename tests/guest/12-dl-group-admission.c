@@ -117,8 +117,8 @@ int main(void)
 			 totals_are("A/B/C", f32 - t32 / 2) &&
 			 dl_child_set(&c[0], TASK_RUNTIME_NS(32)) == 0 && totals_are("A/B/C", f32),
 			 "a task in the full group asking for less, then its share again\n");
-	ksft_test_result(dl_child_set(&c[0], 0) == 0 && totals_are("A/B/C", f32 - t32) &&
-			 totals_are("A/B", f32),
+	ksft_test_result(dl_child_set(&c[0], 0) == 0 &&
+			 wait_total("A/B/C", f32 - t32) == f32 - t32 && totals_are("A/B", f32),
 			 "a task leaving SCHED_DEADLINE gives back its share\n");
 
 	/* -1 moves C's contents up into B. */
@@ -144,7 +144,7 @@ int main(void)
 			 totals_are(NULL, f8),
 			 "a task in a group without reservation is charged to A\n");
 	dl_child_stop(&extra);
-	ksft_test_result(totals_are("A/U", 0) && totals_are("A", f16),
+	ksft_test_result(wait_total("A/U", 0) == 0 && totals_are("A", f16),
 			 "and given back when it exits\n");
 
 	/* A 0 reservation: no deadline task in the subtree. */
@@ -166,7 +166,7 @@ int main(void)
 	/* Everything gone: every total reads 0. */
 	for (i = 0; i < n; i++)
 		dl_child_stop(&c[i]);
-	ksft_test_result(totals_are("A/B/C", 0) && totals_are("A/B", f32) &&
+	ksft_test_result(wait_total("A/B/C", 0) == 0 && totals_are("A/B", f32) &&
 			 set_expect("A/B/C", -1, 0) && set_expect("A/B", -1, 0) &&
 			 set_expect("A", -1, 0) && set_expect("Z/Y", -1, 0) &&
 			 set_expect("Z", -1, 0) && totals_are("A/B/C", 0) &&

@@ -334,7 +334,12 @@ static inline int dl_child_set(struct dl_child *c, uint64_t runtime_ns)
 	return sched_setattr(c->pid, &a, 0) ? -errno : 0;
 }
 
-/* Wait up to 5 s for @cg's cpu.dl_total_bw (or the pool's, cg NULL) to be @want. */
+/*
+ * Wait up to 5 s for @cg's cpu.dl_total_bw (or the pool's, cg NULL) to be
+ * @want: a removed group gives back when the kernel takes it offline, and
+ * a task that exited or left SCHED_DEADLINE at its 0-lag time (at most a
+ * period later). Returns the last value read.
+ */
 static inline long long wait_total(const char *cg, long long want)
 {
 	long long v = 0;
@@ -343,9 +348,10 @@ static inline long long wait_total(const char *cg, long long want)
 	for (i = 0; i < 500; i++) {
 		v = cg ? cg_total(cg) : pool_total();
 		if (v == want)
-			break;
+			return v;
 		usleep(10000);
 	}
+	ksft_print_msg("%s: total %lld after 5 s, want %lld\n", cg ? cg : "pool", v, want);
 	return v;
 }
 
