@@ -168,11 +168,11 @@ static inline long long dl_pool_wait(long long bw)
 }
 
 /*
- * Enter SCHED_DEADLINE, retrying EBUSY for up to 2 s. Right after a
- * deadline process exits, a request that fits beside nothing but it can
- * still be refused for some hundred milliseconds, although
- * sched_dl_total_bw already reads 0 (measured in the TCG guest). These
- * tests are not about admission (03, 44 and 10-16 are): they wait.
+ * Enter SCHED_DEADLINE, retrying EBUSY for up to 2 s. A deadline process
+ * that exited or left the policy holds its bandwidth until its 0-lag time
+ * (sched_dl_total_bw shows it), so a request that fits beside nothing but
+ * it is refused for up to a period. These tests are not about admission
+ * (03, 44, 10-18 are): they wait.
  */
 static inline int dl_enter_admitted(uint64_t runtime, uint64_t deadline, uint64_t period,
 				    uint64_t flags)
