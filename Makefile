@@ -1,7 +1,8 @@
 # dlsched: deadline CPU bandwidth management, kernel to shell.
 #
 #   make run            boot the guest with dld and the demo, interactively
-#   make check          host tests + guest tests (cgroup v2 and v1 boots)
+#   make check          host tests, guest tests (cgroup v2 and v1 boots), the
+#                       demo and a scripted make run session
 #   make demo           the demo scenario, non-interactive, checked
 #   make check-debug    kernel tests on the lockdep/KASAN kernel (slow)
 #
@@ -17,7 +18,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
 .PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \
-	userspace rootfs image check check-host check-guest check-debug run demo clean distclean
+	userspace rootfs image check check-host check-guest check-debug run demo check-run clean distclean
 
 all: kernel userspace
 
@@ -78,6 +79,11 @@ run: image
 
 demo: image
 	@tests/harness/dlcheck demo
+
+# make run, scripted (part of make check): the console shows the demo,
+# takes a typed command, and poweroff ends the session.
+check-run: image
+	@tests/harness/dlcheck run
 
 clean:
 	rm -rf $(BUILD)/dld $(BUILD)/dlconf $(BUILD)/tests $(BUILD)/rootfs $(BUILD)/guest.img $(BUILD)/logs
