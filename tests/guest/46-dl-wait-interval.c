@@ -137,10 +137,11 @@ static int interrupted(void *arg)
  * without tsc=reliable, see vm/boot.sh) that clock lags CLOCK_MONOTONIC by
  * up to some tens of ms after a vCPU stall, and the first instance of a
  * just forked task was measured ending 3 to 80 ms early. With tsc=reliable
- * it still happens: a just forked task was throttled (and signalled, with
+ * a just forked task was still seen throttled (and signalled, with
  * SCHED_FLAG_DL_OVERRUN) after 10 ms of CPU time in its first 20 ms
- * instance, on both hierarchies; not explained yet. An instance begun at a
- * wake-up was on time in every run, so the measured instances begin there.
+ * instance, on both hierarchies in one run; a vCPU stall charged to it is
+ * one explanation, not confirmed. The measured instances begin at a
+ * wake-up.
  */
 static uint64_t dl_begin_measured_instance(uint64_t *cpu0)
 {
@@ -156,7 +157,14 @@ static uint64_t dl_begin_measured_instance(uint64_t *cpu0)
 	return now_ns();
 }
 
-/* NULL rqtp: the next period, one period after the instance began. */
+/*
+ * NULL rqtp: the next period. Instances chain from the instant each sleep
+ * ended, not from when the task got to run, so the k-th wake-up is due k
+ * periods after the first instance began, which was up to a wake-up
+ * latency before the test saw it: the window is LATE_NS either side of k
+ * periods after that. Waking at the 0-lag time instead (at once, nothing
+ * having run) would be a whole period early.
+ */
 static int dl_next_period(void *arg)
 {
 	uint64_t start, t, cpu0;
@@ -166,14 +174,12 @@ static int dl_next_period(void *arg)
 	(void)arg;
 	start = dl_begin_measured_instance(&cpu0);
 	CHILD_EXPECT(start, "no instance\n");
-	for (i = 0; i < 3; i++) {
+	for (i = 1; i <= 3; i++) {
 		ret = sched_wait_interval(NULL, NULL) ? -errno : 0;
 		t = now_ns();
 		CHILD_EXPECT(!ret, "sched_wait_interval(NULL): %s\n", strerror(-ret));
-		/* the instance began up to the wake-up latency before start */
-		if (expect_instant("deadline, NULL rqtp", t, start + PERIOD - LATE_NS / 4, start + PERIOD))
+		if (expect_instant("deadline, NULL rqtp", t, start + i * PERIOD - LATE_NS, start + i * PERIOD))
 			return 1;
-		start = t;
 	}
 	return 0;
 }
@@ -202,15 +208,16 @@ static int dl_postponed(void *arg)
 		       ms(rqtp - start));
 	/*
 	 * Below, the wake-up latency of the instance's start (the instance
-	 * began up to LATE_NS / 4 before we saw it) and 1 ms. Above, 10 ms
+	 * began up to LATE_NS before we saw it) and 1 ms. Above, 15 ms
 	 * more: the runtime spent in the instance before cpu0 was read (up to
-	 * 0.5 ms under TCG) moves the 0-lag time PERIOD / RUNTIME = 20 times
-	 * as far. The wrong instants (rqtp, the next period) are 45 ms or more
-	 * away.
+	 * 0.75 ms under TCG) moves the 0-lag time PERIOD / RUNTIME = 20 times
+	 * as far; 20 ms past the computed instant was seen. The wrong
+	 * instants (rqtp, the next period) are at least 40 ms away, outside
+	 * the window.
 	 */
 	return expect_instant("deadline, rqtp before the 0-lag time", t,
-			      start + PERIOD - lag - LATE_NS / 4 - MSEC,
-			      start + PERIOD - lag + 10 * MSEC);
+			      start + PERIOD - lag - LATE_NS - MSEC,
+			      start + PERIOD - lag + 15 * MSEC);
 }
 
 /*
@@ -218,38 +225,46 @@ static int dl_postponed(void *arg)
  * runtime: it used half of it before sleeping, and runs 60% of it after
  * the wake-up without being throttled or signalled (SCHED_FLAG_DL_OVERRUN).
  * Nothing but the spin runs in between: a write to the results port or a
- * read of /proc/self/sched costs a few ms of runtime under TCG. A runtime of
- * 20 ms leaves 8 ms for a vCPU stall charged to the task on the way back
- * from the system call (2 ms were seen with 5 ms).
+ * read of /proc/self/sched costs a few ms of runtime under TCG. Even so, a
+ * vCPU stall charged to the task can take the 8 ms the spin leaves (it was
+ * seen in 2 of some 30 runs), so an attempt that was throttled is tried
+ * again, up to 3 times: a wake-up that kept the old instance (half a
+ * runtime) is throttled in every attempt.
  */
 #define LATER_RUNTIME (20 * MSEC)
 #define LATER_PERIOD (200 * MSEC)
+#define LATER_ATTEMPTS 3
 
 static int dl_rqtp_later(void *arg)
 {
 	uint64_t rqtp, t, wake, spun;
+	int attempt;
 
 	(void)arg;
 	CHILD_EXPECT(!count_xcpu(), "sigaction: %s\n", strerror(errno));
 	CHILD_EXPECT(!dl_enter_admitted(LATER_RUNTIME, LATER_PERIOD, LATER_PERIOD, SCHED_FLAG_DL_OVERRUN),
 		     "sched_setattr: %s\n", strerror(errno));
-	/* The measured instance begins at a wake-up: see dl_begin_measured_instance(). */
-	CHILD_EXPECT(!sched_wait_interval(NULL, NULL), "sched_wait_interval(NULL): %s\n", strerror(errno));
-	spin_cpu_ns(LATER_RUNTIME / 2);
-	rqtp = now_ns() + LATER_PERIOD * 3 / 2;
-	CHILD_EXPECT(!wait_ns(rqtp, NULL), "sched_wait_interval: %s\n", strerror(errno));
-	wake = now_ns();
-	spin_cpu_ns(LATER_RUNTIME * 6 / 10);
-	t = now_ns();
-	spun = t - wake;
-	if (expect_instant("deadline, rqtp after the next period", wake, rqtp, rqtp))
-		return 1;
-	ksft_print_msg("60%% of the runtime ran in %.3f ms after the wake-up, SIGXCPU %d\n", ms(spun),
-		       (int)xcpu_kernel);
-	CHILD_EXPECT(xcpu_kernel == 0 && xcpu_other == 0, "SIGXCPU after the wake-up (%d)\n",
-		     (int)xcpu_kernel);
-	CHILD_EXPECT(spun < LATER_RUNTIME + LATE_NS, "12 ms of work took %.3f ms: throttled\n", ms(spun));
-	return 0;
+	for (attempt = 1; attempt <= LATER_ATTEMPTS; attempt++) {
+		/* The measured instance begins at a wake-up: see dl_begin_measured_instance(). */
+		CHILD_EXPECT(!sched_wait_interval(NULL, NULL), "sched_wait_interval(NULL): %s\n", strerror(errno));
+		xcpu_kernel = 0;
+		spin_cpu_ns(LATER_RUNTIME / 2);
+		rqtp = now_ns() + LATER_PERIOD * 3 / 2;
+		CHILD_EXPECT(!wait_ns(rqtp, NULL), "sched_wait_interval: %s\n", strerror(errno));
+		wake = now_ns();
+		spin_cpu_ns(LATER_RUNTIME * 6 / 10);
+		t = now_ns();
+		spun = t - wake;
+		if (expect_instant("deadline, rqtp after the next period", wake, rqtp, rqtp))
+			return 1;
+		ksft_print_msg("attempt %d: 60%% of the runtime ran in %.3f ms after the wake-up, SIGXCPU %d\n",
+			       attempt, ms(spun), (int)xcpu_kernel);
+		CHILD_EXPECT(!xcpu_other, "SIGXCPU with another si_code\n");
+		if (!xcpu_kernel && spun < LATER_RUNTIME + LATE_NS)
+			return 0;
+	}
+	ksft_print_msg("throttled after the wake-up in all %d attempts: no new instance\n", LATER_ATTEMPTS);
+	return 1;
 }
 
 /*
