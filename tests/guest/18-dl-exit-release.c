@@ -51,26 +51,18 @@ struct leaver {
  */
 static struct leaver leaver_start(const char *cg, uint64_t spin_ns, bool exit_after)
 {
-	int go[2], report[2], gate[2];
+	int go[2], report[2], gate;
 	struct leaver l;
 	char c;
 
-	if (child_count == MAX_CHILDREN)
-		ksft_exit_fail_msg("too many children\n");
-	if (pipe(go) || pipe(report) || pipe(gate))
+	if (pipe(go) || pipe(report))
 		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
-	l.pid = fork();
-	if (l.pid < 0)
-		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	l.pid = dl_child_fork(&gate);
 	if (!l.pid) {
-		int err = 0, i;
+		int err = 0;
 
-		for (i = 0; i < child_count; i++)
-			if (children[i] > 0)
-				close(child_gate[i]);
 		close(go[1]);
 		close(report[0]);
-		close(gate[1]);
 		if (cg_move(cg, getpid()))
 			err = 1000 + errno;
 		if (!err && read(go[0], &c, 1) != 1)
@@ -81,15 +73,12 @@ static struct leaver leaver_start(const char *cg, uint64_t spin_ns, bool exit_af
 			spin_cpu_ns(spin_ns);
 		if (write(report[1], &err, sizeof(err)) != sizeof(err) || exit_after)
 			_exit(0);
-		while (read(gate[0], &c, 1) > 0)
+		while (read(gate, &c, 1) > 0)
 			;
 		_exit(0);
 	}
 	close(go[0]);
 	close(report[1]);
-	close(gate[0]);
-	children[child_count] = l.pid;
-	child_gate[child_count++] = gate[1];
 	l.go = go[1];
 	l.report = report[0];
 	return l;

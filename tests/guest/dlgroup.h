@@ -266,6 +266,38 @@ struct dl_child {
 };
 
 /*
+ * Fork a child the test ends by closing its gate (children[], child_gate[];
+ * the exit handler kills what is left). Returns the pid, 0 in the child,
+ * where *@gate_read is the read end of its gate: at EOF it should exit.
+ */
+static inline pid_t dl_child_fork(int *gate_read)
+{
+	int gate[2], i;
+	pid_t pid;
+
+	if (child_count == MAX_CHILDREN)
+		ksft_exit_fail_msg("too many children\n");
+	if (pipe(gate))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		/* Earlier children end when their gate closes: not held here. */
+		for (i = 0; i < child_count; i++)
+			if (children[i] > 0)
+				close(child_gate[i]);
+		close(gate[1]);
+		*gate_read = gate[0];
+		return 0;
+	}
+	close(gate[0]);
+	children[child_count] = pid;
+	child_gate[child_count++] = gate[1];
+	return pid;
+}
+
+/*
  * Fork a child that joins @cg (NULL: stays in the test's cgroup), asks
  * for @runtime_ns every TASK_PERIOD_NS (0: stays SCHED_OTHER), reports the
  * result and, admitted or not, sleeps until dl_child_stop().
@@ -273,44 +305,32 @@ struct dl_child {
 static inline struct dl_child dl_child_start(const char *cg, uint64_t runtime_ns)
 {
 	struct dl_child c = { .slot = child_count };
-	int report[2], gate[2];
+	int report[2], gate;
 	char buf;
 
-	if (child_count == MAX_CHILDREN)
-		ksft_exit_fail_msg("too many children\n");
-	if (pipe(report) || pipe(gate))
+	if (pipe(report))
 		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
-	c.pid = fork();
-	if (c.pid < 0)
-		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	c.pid = dl_child_fork(&gate);
 	if (!c.pid) {
-		int err = 0, i;
+		int err = 0;
 
-		/* Earlier children end when their gate closes: not held here. */
-		for (i = 0; i < child_count; i++)
-			if (children[i] > 0)
-				close(child_gate[i]);
 		close(report[0]);
-		close(gate[1]);
 		if (cg && cg_move(cg, getpid()))
 			err = 1000 + errno;
 		if (!err && runtime_ns)
 			err = -dl_enter(runtime_ns, TASK_PERIOD_NS, TASK_PERIOD_NS, 0);
 		if (write(report[1], &err, sizeof(err)) != sizeof(err))
 			_exit(1);
-		while (read(gate[0], &buf, 1) > 0)
+		while (read(gate, &buf, 1) > 0)
 			;
 		_exit(0);
 	}
 	close(report[1]);
-	close(gate[0]);
 	if (read(report[0], &c.err, sizeof(c.err)) != sizeof(c.err))
 		ksft_exit_fail_msg("child %d did not report\n", c.pid);
 	close(report[0]);
 	if (c.err >= 1000)
 		ksft_exit_fail_msg("child could not join %s: %s\n", cg, strerror(c.err - 1000));
-	children[child_count] = c.pid;
-	child_gate[child_count++] = gate[1];
 	return c;
 }
 
