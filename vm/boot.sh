@@ -9,7 +9,7 @@
 #
 # Environment: BOOT_ARGS (appended to the kernel command line), TESTS (glob
 # list of guest tests), VCPUS (a number, or "host": one per host CPU, at
-# most 4; default 4 in check mode, "host" in run mode), GUEST_MEM (MiB,
+# most 4; default 4 in check mode, "host" in run mode), GUEST_MEM (MiB, 512 or more,
 # default 2048),
 # QEMU_ACCEL (tcg by default; kvm only when asked for: KVM guests hang on
 # the machines this was written on), GUEST_TIMEOUT (default 1500).
@@ -17,7 +17,12 @@ set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
 mode=${1:-run}
+case $mode in run|check) ;; *) die "usage: boot.sh run | boot.sh check LOG RESULTS";; esac
 variant=${KERNEL_VARIANT:-normal}
+[[ ${GUEST_MEM:-2048} =~ ^[1-9][0-9]*$ ]] && [ "${GUEST_MEM:-2048}" -ge 512 ] ||
+	die "GUEST_MEM must be a number of MiB, 512 or more, not '${GUEST_MEM}'"
+[[ ${GUEST_TIMEOUT:-1500} =~ ^[1-9][0-9]*$ ]] ||
+	die "GUEST_TIMEOUT must be a number of seconds, not '${GUEST_TIMEOUT}'"
 kernel=$BUILD/bzImage-$variant
 img=$BUILD/guest.img
 [ -f "$kernel" ] || die "$kernel missing (make kernel)"
