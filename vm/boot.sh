@@ -9,10 +9,10 @@
 #
 # Environment: BOOT_ARGS (appended to the kernel command line), TESTS (glob
 # list of guest tests), VCPUS (a number, or "host": one per host CPU, at
-# most 4; default 4 in check mode, "host" in run mode), GUEST_MEM (MiB, 512 or more,
-# default 2048),
-# QEMU_ACCEL (tcg by default; kvm only when asked for: KVM guests hang on
-# the machines this was written on), GUEST_TIMEOUT (default 1500).
+# most 4; default 4 in check mode, "host" in run mode), GUEST_MEM (MiB, at
+# least 512, default 2048), QEMU_ACCEL (tcg by default; kvm only when asked
+# for: KVM guests hang on the machines this was written on), GUEST_TIMEOUT
+# (seconds, default 1500). A bad value stops it before anything runs.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
