@@ -1,0 +1,21 @@
+# Shared by dld/Makefile and dlconf/Makefile: compiler flags and the object
+# rules. Set O, HEADERS, HDRS (what every object depends on) and, if needed,
+# EXTRA_INCLUDES before including it.
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+PKGS := json-c libsystemd
+BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$(CURDIR) $(EXTRA_INCLUDES) \
+	$(if $(wildcard $(HEADERS)/linux/sched.h),-isystem $(HEADERS)) \
+	$(shell pkg-config --cflags $(PKGS))
+LIBS := $(shell pkg-config --libs $(PKGS)) -lm
+# Host tests run under these; the first error stops the test.
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+$(O)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/san/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN) -c -o $@ $<
