@@ -19,10 +19,12 @@ set -euo pipefail
 mode=${1:-run}
 case $mode in run|check) ;; *) die "usage: boot.sh run | boot.sh check LOG RESULTS";; esac
 variant=${KERNEL_VARIANT:-normal}
-[[ ${GUEST_MEM:-2048} =~ ^[1-9][0-9]*$ ]] && [ "${GUEST_MEM:-2048}" -ge 512 ] ||
-	die "GUEST_MEM must be a number of MiB, 512 or more, not '${GUEST_MEM}'"
-[[ ${GUEST_TIMEOUT:-1500} =~ ^[1-9][0-9]*$ ]] ||
-	die "GUEST_TIMEOUT must be a number of seconds, not '${GUEST_TIMEOUT}'"
+mem=${GUEST_MEM:-2048}
+guest_timeout=${GUEST_TIMEOUT:-1500}
+[[ $mem =~ ^[1-9][0-9]*$ ]] && [ "$mem" -ge 512 ] ||
+	die "GUEST_MEM must be a number of MiB, 512 or more, not '$mem'"
+[[ $guest_timeout =~ ^[1-9][0-9]*$ ]] ||
+	die "GUEST_TIMEOUT must be a number of seconds, not '$guest_timeout'"
 kernel=$BUILD/bzImage-$variant
 img=$BUILD/guest.img
 [ -f "$kernel" ] || die "$kernel missing (make kernel)"
@@ -59,7 +61,7 @@ vcpus=${VCPUS:-$([ "$mode" = run ] && echo host || echo 4)}
 [ "$vcpus" = host ] && vcpus=$(( host_cpus < 4 ? host_cpus : 4 ))
 [[ $vcpus =~ ^[1-9][0-9]*$ ]] || die "VCPUS must be a number or \"host\", not '$vcpus'"
 qemu=(qemu-system-x86_64 "${accel_args[@]}" -machine q35
-      -smp "$vcpus" -m "${GUEST_MEM:-2048}"
+      -smp "$vcpus" -m "$mem"
       -kernel "$kernel" -append "$append"
       -drive "file=$img,if=virtio,format=raw,snapshot=on"
       -device virtio-rng-pci -nic none -no-reboot)
@@ -78,11 +80,9 @@ check)
 		{ note "waiting for another kernel build or guest run on this machine"; flock "$heavy_lock"; }
 	# The results port is a file chardev: whatever the guest wrote before a
 	# hang or a timeout is still there for the host to read.
-	timeout -k 10 "${GUEST_TIMEOUT:-1500}" "${qemu[@]}" -display none -monitor none \
+	timeout -k 10 "$guest_timeout" "${qemu[@]}" -display none -monitor none \
 		-serial "file:$log" \
 		-device virtio-serial-pci \
 		-chardev "file,id=results,path=$results" \
 		-device virtserialport,chardev=results,name=dlsched.results;;
-*)
-	die "usage: boot.sh run | boot.sh check LOG RESULTS";;
 esac

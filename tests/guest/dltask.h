@@ -312,6 +312,18 @@ static inline int count_xcpu(void)
 		}							\
 	} while (0)
 
+/*
+ * CHILD_EXPECT() for a measurement a vCPU stall can spoil: when @cond fails
+ * and @stalled (a spin_cpu_ns() saw a stall), the child test runs again.
+ */
+#define CHILD_EXPECT_UNLESS_STALLED(cond, stalled, ...)			\
+	do {								\
+		if (!(cond)) {						\
+			ksft_print_msg(__VA_ARGS__);			\
+			return (stalled) ? CHILD_STALLED : 1;		\
+		}							\
+	} while (0)
+
 /* Kill and reap a child; returns its wait status. */
 static inline int kill_child(pid_t pid)
 {
