@@ -5,8 +5,12 @@
 CC ?= gcc
 CFLAGS ?= -O2 -g
 PKGS := json-c libsystemd
+# include/ holds the project's own headers (dlsched/syscalls.h: the
+# series' system call numbers, checked against the patched uapi when
+# HEADERS has it).
+PATCHED_UAPI := $(if $(wildcard $(HEADERS)/linux/sched.h),-isystem $(HEADERS))
 BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$(CURDIR) $(EXTRA_INCLUDES) \
-	$(if $(wildcard $(HEADERS)/linux/sched.h),-isystem $(HEADERS)) \
+	-I$(TOP)/include $(PATCHED_UAPI) \
 	$(shell pkg-config --cflags $(PKGS))
 LIBS := $(shell pkg-config --libs $(PKGS)) -lm
 # Host tests run under these; the first error stops the test.

@@ -34,4 +34,6 @@ need_packages() {
 
 KERNEL_BUILD_PACKAGES=(linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev ccache cpio kmod git python3 rsync)
 VM_PACKAGES=(qemu-system-x86 debootstrap e2fsprogs python3)
-USERSPACE_PACKAGES=(build-essential pkg-config libjson-c-dev libsystemd-dev python3)
+# gcc-multilib, libc6-dev-i386: the static i386 program of the 32-bit ABI
+# test (tests/guest/helpers/abi32.c, built with the guest tests).
+USERSPACE_PACKAGES=(build-essential pkg-config libjson-c-dev libsystemd-dev python3 gcc-multilib libc6-dev-i386)

@@ -3,7 +3,12 @@
  * A delegated subtree (a cgroup owned by an unprivileged user) can never
  * hand out more than its ancestors reserved for it: the delegatee cannot
  * write its own reservation, and the groups it creates must fit in it.
+ * Without a reserved ancestor a reservation would come from the system
+ * pool: writing one (or the period of one) needs CAP_SYS_NICE of the
+ * file's opener, else EPERM and nothing changes; releasing (-1) is always
+ * allowed.
  */
+#include <grp.h>
 #include "dlgroup.h"
 
 #define NOBODY 65534
@@ -13,6 +18,82 @@ enum { OWN_RUNTIME, MKDIR_X, X_TOO_BIG, X_FITS, MKDIR_Y, Y_NO_ROOM, Y_RELEASE_X,
 static int cg_chown(const char *cg, const char *file)
 {
 	return chown(cg_path(cg, file), NOBODY, NOBODY) ? -errno : 0;
+}
+
+/* In a child, as nobody:nogroup: write @val to @file of @cg, or mkdir; the errno. */
+static int as_nobody(const char *cg, const char *file, long long val)
+{
+	int status, err;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(255);
+		if (!file)
+			err = mkdir(cg_path(cg, NULL), 0755) ? errno : 0;
+		else
+			err = -cg_write_ll(cg, file, val);
+		_exit(err);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		ksft_exit_fail_msg("the child as nobody failed\n");
+	return WEXITSTATUS(status);
+}
+
+static bool nobody_expect(const char *cg, const char *file, long long val, int want)
+{
+	int err = as_nobody(cg, file, val);
+
+	if (err != want)
+		ksft_print_msg("nobody: %s %s %lld: got %s, want %s\n", cg, file ? file : "mkdir",
+			       val, strerror(err), strerror(want));
+	return err == want;
+}
+
+/*
+ * Root writes a file it opened as nobody (effective ids only, so it can
+ * come back): the opener's credentials decide, as for cgroup.procs. The errno.
+ */
+static int write_opened_as_nobody(const char *cg, const char *file, long long val)
+{
+	char buf[32];
+	int status, fd, err;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		if (setegid(NOBODY) || seteuid(NOBODY))
+			_exit(255);
+		fd = open(cg_path(cg, file), O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || seteuid(0) || setegid(0))
+			_exit(255);
+		snprintf(buf, sizeof(buf), "%lld", val);
+		err = write(fd, buf, strlen(buf)) < 0 ? errno : 0;
+		_exit(err);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		ksft_exit_fail_msg("the child opening as nobody failed\n");
+	return WEXITSTATUS(status);
+}
+
+/* Nothing changed: @cg's runtime and period, D's and the pool's totals. */
+static bool unchanged(const char *cg, long long runtime, long long period, long long d_total,
+		      long long pool)
+{
+	long long r = cg_read(cg, "cpu.dl_runtime_us"), p = cg_read(cg, "cpu.dl_period_us");
+	long long d = cg_total("D"), t = pool_total();
+
+	if (r != runtime || p != period || d != d_total || t != pool)
+		ksft_print_msg("%s: runtime %lld period %lld (want %lld %lld), D total %lld (want %lld), pool %lld (want %lld)\n",
+			       cg, r, p, runtime, period, d, d_total, t, pool);
+	return r == runtime && p == period && d == d_total && t == pool;
 }
 
 /* Runs as nobody; errno of each step, 0 for success. */
@@ -34,6 +115,70 @@ static void delegatee(int out)
 	_exit(0);
 }
 
+/*
+ * D is delegated below the unreserved test cgroup: a reservation in it
+ * would be drawn from the system pool. The delegatee creates D/c and D/c2.
+ */
+static void delegate_without_reserved_ancestor(void)
+{
+	long long n = cpus(), pool0, period;
+
+	cg_create("D");
+	if (!cg_v1 && cg_write("D", "cgroup.subtree_control", "+cpu"))
+		ksft_exit_fail_msg("enable cpu in D: %s\n", strerror(errno));
+	/* As systemd's Delegate=: the directory and the files to move tasks. */
+	if (cg_chown("D", NULL) || cg_chown("D", "cgroup.procs") ||
+	    (!cg_v1 && (cg_chown("D", "cgroup.threads") || cg_chown("D", "cgroup.subtree_control"))) ||
+	    (cg_v1 && cg_chown("D", "tasks")))
+		ksft_exit_fail_msg("chown D: %s\n", strerror(errno));
+	if (as_nobody("D/c", NULL, 0) || as_nobody("D/c2", NULL, 0))
+		ksft_exit_fail_msg("the delegatee cannot create groups in D\n");
+	snprintf(cg_created[cg_count++], sizeof(cg_created[0]), "%s", cg_path("D/c", NULL));
+	snprintf(cg_created[cg_count++], sizeof(cg_created[0]), "%s", cg_path("D/c2", NULL));
+	pool0 = pool_total();
+	period = cg_read("D/c", "cpu.dl_period_us");
+
+	ksft_test_result(nobody_expect("D/c", "cpu.dl_runtime_us", 31250, EPERM) &&
+			 unchanged("D/c", -1, period, 0, pool0) &&
+			 nobody_expect("D/c", "cpu.dl_runtime_us", 0, EPERM) &&
+			 unchanged("D/c", -1, period, 0, pool0),
+			 "no reserved ancestor: the delegatee's reservation (or 0) is EPERM, nothing changes\n");
+	ksft_test_result(nobody_expect("D/c", "cpu.dl_runtime_us", -1, 0) &&
+			 nobody_expect("D/c", "cpu.dl_period_us", period / 2, 0) &&
+			 unchanged("D/c", -1, period / 2, 0, pool0) &&
+			 nobody_expect("D/c", "cpu.dl_period_us", period, 0) &&
+			 unchanged("D/c", -1, period, 0, pool0),
+			 "it may write -1, and the period of a group without reservation\n");
+
+	/* Root reserves D/c from the pool: the delegatee cannot resize it, only release it. */
+	if (cg_write_ll("D/c", "cpu.dl_runtime_us", 31250))
+		ksft_exit_fail_msg("root reserves D/c: %s\n", strerror(errno));
+	ksft_test_result(nobody_expect("D/c", "cpu.dl_period_us", period / 2, EPERM) &&
+			 nobody_expect("D/c", "cpu.dl_runtime_us", 15625, EPERM) &&
+			 unchanged("D/c", 31250, period, BW_FRACTION(32) * n, pool0 + BW_FRACTION(32) * n) &&
+			 nobody_expect("D/c", "cpu.dl_runtime_us", -1, 0) &&
+			 unchanged("D/c", -1, period, 0, pool0),
+			 "root's reservation of D/c: the delegatee's period or runtime EPERM, -1 releases it\n");
+
+	ksft_test_result(write_opened_as_nobody("D/c", "cpu.dl_runtime_us", 31250) == EPERM &&
+			 unchanged("D/c", -1, period, 0, pool0),
+			 "opened by nobody, written by root: EPERM (the opener's credentials count)\n");
+
+	/* Root reserves D itself, 1/16 of each CPU: inside it the delegatee subdivides. */
+	if (cg_write_ll("D", "cpu.dl_runtime_us", 62500))
+		ksft_exit_fail_msg("root reserves D: %s\n", strerror(errno));
+	ksft_test_result(nobody_expect("D/c", "cpu.dl_runtime_us", 62501, EBUSY) &&
+			 nobody_expect("D/c", "cpu.dl_runtime_us", 62500, 0) &&
+			 nobody_expect("D/c2", "cpu.dl_runtime_us", 1, EBUSY) &&
+			 unchanged("D/c", 62500, period, BW_FRACTION(16) * n, pool0 + BW_FRACTION(16) * n) &&
+			 nobody_expect("D/c", "cpu.dl_period_us", period * 2, 0) &&
+			 unchanged("D/c", 62500, period * 2, BW_FRACTION(32) * n, pool0 + BW_FRACTION(16) * n) &&
+			 nobody_expect("D/c", "cpu.dl_runtime_us", -1, 0) &&
+			 unchanged("D/c", -1, period * 2, 0, pool0 + BW_FRACTION(16) * n) &&
+			 cg_write_ll("D", "cpu.dl_runtime_us", -1) == 0 && pool_total() == pool0,
+			 "D reserved by root: the delegatee's groups fit in it (else EBUSY), period and -1 allowed\n");
+}
+
 int main(void)
 {
 	long long f16 = BW_FRACTION(16) * cpus();
@@ -41,7 +186,7 @@ int main(void)
 	pid_t pid;
 
 	ksft_print_header();
-	ksft_set_plan(6);
+	ksft_set_plan(11);
 	dl_setup("dltest-15");
 	set_dl_pool(750000, 250000);
 
@@ -85,5 +230,6 @@ int main(void)
 			 cg_read("T/sub/y", "cpu.dl_runtime_us") == -1,
 			 "x released, T holds nothing\n");
 	ksft_test_result(pool_total() == f16, "the pool holds T's reservation only: %lld\n", f16);
+	delegate_without_reserved_ancestor();
 	ksft_finished();
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * RLIMIT_DLDLINE and RLIMIT_DLRTIME: their defaults and /proc/PID/limits
- * lines, the setrlimit rules (lowering RLIMIT_DLDLINE is privileged), and
- * SCHED_DEADLINE for a task without CAP_SYS_NICE: allowed exactly within
- * the limits (else EPERM), lowering a reservation always allowed, admission
- * control still applied. Root keeps its access with the default limits.
+ * lines, the setrlimit rules (RLIMIT_DLDLINE is a minimum: soft >= hard,
+ * lowering the hard value is privileged), and SCHED_DEADLINE for a task
+ * without CAP_SYS_NICE: allowed exactly within the limits (the soft
+ * RLIMIT_DLDLINE; else EPERM), lowering a reservation always allowed,
+ * SCHED_FLAG_RECLAIM never, admission control still applied. Root keeps
+ * its access with the default limits.
  */
 #include "dltask.h"
 
@@ -91,38 +93,101 @@ static int unpriv_default_eperm(void *arg)
 	return 0;
 }
 
-/* setrlimit rules as seen by an unprivileged task. */
-static int unpriv_setrlimit_rules(void *arg)
+static int expect_limit(int resource, uint64_t cur, uint64_t max, int want)
 {
-	struct rlimit64 lower = { 14000, 20000 }, inverted = { 25000, 20000 };
-	int ret;
+	int ret = set_limit(0, resource, cur, max);
+
+	CHILD_EXPECT(ret == want, "%s {%lld, %lld}: got %s, want %s\n",
+		     resource == RLIMIT_DLDLINE ? "RLIMIT_DLDLINE" : "RLIMIT_DLRTIME",
+		     (long long)cur, (long long)max, strerror(-ret), strerror(-want));
+	return 0;
+}
+
+/* The same through setrlimit(2), the older call (x86_64: 64-bit rlim_t). */
+static int expect_setrlimit(int resource, uint64_t cur, uint64_t max, int want)
+{
+	struct rlimit64 l = { cur, max };
+	int ret = syscall(SYS_setrlimit, resource, &l) ? -errno : 0;
+
+	CHILD_EXPECT(ret == want, "setrlimit(%d, {%lld, %lld}): got %s, want %s\n", resource,
+		     (long long)cur, (long long)max, strerror(-ret), strerror(-want));
+	return 0;
+}
+
+/*
+ * RLIMIT_DLDLINE is a minimum: its soft value may not be below its hard one
+ * (EINVAL, nothing changes), RLIM_INFINITY being the largest. RLIMIT_DLRTIME
+ * keeps the usual order.
+ */
+static int root_dldline_order(void *arg)
+{
+	struct rlimit64 l;
 
 	(void)arg;
-	CHILD_EXPECT(!set_limit(0, RLIMIT_DLDLINE, 10000, 20000), "root sets RLIMIT_DLDLINE: %s\n",
+	if (expect_limit(RLIMIT_DLDLINE, 20000, 10000, 0) ||
+	    expect_limit(RLIMIT_DLDLINE, 10000, 20000, -EINVAL))
+		return 1;
+	CHILD_EXPECT(!get_limit(0, RLIMIT_DLDLINE, &l) && l.rlim_cur == 20000 && l.rlim_max == 10000,
+		     "after EINVAL: RLIMIT_DLDLINE %llu/%llu, want 20000/10000\n",
+		     (unsigned long long)l.rlim_cur, (unsigned long long)l.rlim_max);
+	if (expect_limit(RLIMIT_DLDLINE, RLIM64_INFINITY, 10000, 0) ||
+	    expect_limit(RLIMIT_DLDLINE, 10000, RLIM64_INFINITY, -EINVAL) ||
+	    expect_limit(RLIMIT_DLRTIME, 2000, 1000, -EINVAL) ||
+	    expect_setrlimit(RLIMIT_DLDLINE, 30000, 10000, 0) ||
+	    expect_setrlimit(RLIMIT_DLDLINE, 9999, 10000, -EINVAL) ||
+	    expect_line("Min deadline", "30000 10000 us"))
+		return 1;
+	return 0;
+}
+
+/*
+ * With the default limits an unprivileged task cannot make RLIMIT_DLDLINE
+ * finite: that lowers its hard value, which would grant it deadlines.
+ */
+static int unpriv_default_locked(void *arg)
+{
+	(void)arg;
+	CHILD_EXPECT(!drop_privileges(), "drop privileges: %s\n", strerror(errno));
+	if (expect_limit(RLIMIT_DLDLINE, 10000, 10000, -EPERM) ||
+	    expect_limit(RLIMIT_DLDLINE, RLIM64_INFINITY, 10000, -EPERM) ||
+	    expect_line("Min deadline", "unlimited unlimited us"))
+		return 1;
+	return 0;
+}
+
+/*
+ * setrlimit rules as seen by an unprivileged task: the soft RLIMIT_DLDLINE
+ * goes anywhere at or above the hard one, the hard one only up (the more
+ * restrictive way); lowering it is EPERM. RLIMIT_DLRTIME: the usual rules.
+ */
+static int unpriv_setrlimit_rules(void *arg)
+{
+	(void)arg;
+	CHILD_EXPECT(!set_limit(0, RLIMIT_DLDLINE, 20000, 10000), "root sets RLIMIT_DLDLINE: %s\n",
 		     strerror(errno));
 	CHILD_EXPECT(!set_limit(0, RLIMIT_DLRTIME, 2000, 2000), "root sets RLIMIT_DLRTIME: %s\n",
 		     strerror(errno));
 	CHILD_EXPECT(!drop_privileges(), "drop privileges: %s\n", strerror(errno));
-	ret = set_limit(0, RLIMIT_DLDLINE, 9999, 20000);
-	CHILD_EXPECT(ret == -EPERM, "lower RLIMIT_DLDLINE soft: got %s, want EPERM\n", strerror(-ret));
-	ret = set_limit(0, RLIMIT_DLDLINE, 10000, 19999);
-	CHILD_EXPECT(ret == -EPERM, "lower RLIMIT_DLDLINE hard: got %s, want EPERM\n", strerror(-ret));
-	ret = set_limit(0, RLIMIT_DLDLINE, 15000, 20000);
-	CHILD_EXPECT(!ret, "raise RLIMIT_DLDLINE soft within hard: %s\n", strerror(-ret));
-	ret = set_limit(0, RLIMIT_DLDLINE, 30000, 20000);
-	CHILD_EXPECT(ret == -EINVAL, "soft above hard: got %s, want EINVAL\n", strerror(-ret));
-	ret = set_limit(0, RLIMIT_DLRTIME, 2000, 2001);
-	CHILD_EXPECT(ret == -EPERM, "raise RLIMIT_DLRTIME hard: got %s, want EPERM\n", strerror(-ret));
-	ret = set_limit(0, RLIMIT_DLRTIME, 1000, 2000);
-	CHILD_EXPECT(!ret, "lower RLIMIT_DLRTIME soft: %s\n", strerror(-ret));
-	/* setrlimit(2), the older call, applies the same rules */
-	ret = syscall(SYS_setrlimit, RLIMIT_DLDLINE, &lower) ? -errno : 0;
-	CHILD_EXPECT(ret == -EPERM, "setrlimit: lower RLIMIT_DLDLINE: got %s, want EPERM\n",
-		     strerror(-ret));
-	ret = syscall(SYS_setrlimit, RLIMIT_DLDLINE, &inverted) ? -errno : 0;
-	CHILD_EXPECT(ret == -EINVAL, "setrlimit: soft above hard: got %s, want EINVAL\n",
-		     strerror(-ret));
-	if (expect_line("Min deadline", "15000 20000 us") ||
+	if (/* the soft value down to the hard one, not below */
+	    expect_limit(RLIMIT_DLDLINE, 10000, 10000, 0) ||
+	    expect_limit(RLIMIT_DLDLINE, 9999, 10000, -EINVAL) ||
+	    /* and up again, as far as wanted */
+	    expect_limit(RLIMIT_DLDLINE, RLIM64_INFINITY, 10000, 0) ||
+	    expect_limit(RLIMIT_DLDLINE, 12000, 10000, 0) ||
+	    /* the hard value: down EPERM, up allowed, and it bounds the soft one */
+	    expect_limit(RLIMIT_DLDLINE, 12000, 9000, -EPERM) ||
+	    expect_limit(RLIMIT_DLDLINE, 15000, 15000, 0) ||
+	    expect_limit(RLIMIT_DLDLINE, 14999, 15000, -EINVAL) ||
+	    expect_limit(RLIMIT_DLDLINE, 15000, 10000, -EPERM) ||
+	    expect_limit(RLIMIT_DLDLINE, 20000, 15000, 0) ||
+	    expect_limit(RLIMIT_DLRTIME, 2000, 2001, -EPERM) ||
+	    expect_limit(RLIMIT_DLRTIME, 3000, 2000, -EINVAL) ||
+	    expect_limit(RLIMIT_DLRTIME, 1000, 2000, 0) ||
+	    /* setrlimit(2), the older call, applies the same rules */
+	    expect_setrlimit(RLIMIT_DLDLINE, 14000, 15000, -EINVAL) ||
+	    expect_setrlimit(RLIMIT_DLDLINE, 16000, 14000, -EPERM) ||
+	    expect_setrlimit(RLIMIT_DLDLINE, 25000, 15000, 0) ||
+	    expect_line("Min deadline", "25000 15000 us") ||
 	    expect_line("Max deadline runtime", "1000 2000 us"))
 		return 1;
 	return 0;
@@ -184,6 +249,89 @@ static int unpriv_lowering(void *arg)
 	return 0;
 }
 
+/* Admission looks at the soft RLIMIT_DLDLINE, the larger of the two. */
+static int unpriv_soft_limit_applies(void *arg)
+{
+	(void)arg;
+	CHILD_EXPECT(!set_limit(0, RLIMIT_DLDLINE, 20000, 15000) &&
+		     !set_limit(0, RLIMIT_DLRTIME, 500, 500), "root sets the limits: %s\n",
+		     strerror(errno));
+	CHILD_EXPECT(!drop_privileges(), "drop privileges: %s\n", strerror(errno));
+	/* a deadline between the hard and the soft minimum */
+	if (expect_setattr(500 * USEC, 15 * MSEC, 20 * MSEC, -EPERM) ||
+	    expect_setattr(500 * USEC, 20 * MSEC, 20 * MSEC, 0))
+		return 1;
+	CHILD_EXPECT(!dl_leave(), "leave SCHED_DEADLINE: %s\n", strerror(errno));
+	/* the soft minimum lowered to the hard one: now it is allowed */
+	if (expect_limit(RLIMIT_DLDLINE, 15000, 15000, 0) ||
+	    expect_setattr(500 * USEC, 15 * MSEC, 20 * MSEC, 0))
+		return 1;
+	CHILD_EXPECT(!dl_leave(), "leave SCHED_DEADLINE: %s\n", strerror(errno));
+	return 0;
+}
+
+/* The calling task's policy, flags and runtime; 0 or -errno. */
+static int own_attr(struct sched_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	return sched_getattr(0, a, sizeof(*a), 0) ? -errno : 0;
+}
+
+/*
+ * SCHED_FLAG_RECLAIM lets a task run on bandwidth nobody reserved for it
+ * (GRUB): it needs CAP_SYS_NICE, on entry and when added later, even along
+ * a change that lowers the reservation (allowed without the flag).
+ */
+static int unpriv_reclaim(void *arg)
+{
+	struct sched_attr a;
+	int ret;
+
+	(void)arg;
+	CHILD_EXPECT(!drop_privileges_with_dl_limits(10000, 500), "limits, privileges: %s\n",
+		     strerror(errno));
+	ret = dl_enter_admitted(500 * USEC, 10 * MSEC, 10 * MSEC, SCHED_FLAG_RECLAIM);
+	CHILD_EXPECT(ret == -EPERM, "entering with RECLAIM: got %s, want EPERM\n", strerror(-ret));
+	CHILD_EXPECT(!own_attr(&a) && a.sched_policy != SCHED_DEADLINE,
+		     "refused, yet policy %u\n", a.sched_policy);
+	if (expect_setattr(500 * USEC, 10 * MSEC, 10 * MSEC, 0))
+		return 1;
+	ret = dl_enter(500 * USEC, 10 * MSEC, 10 * MSEC, SCHED_FLAG_RECLAIM);
+	CHILD_EXPECT(ret == -EPERM, "adding RECLAIM within the limits: got %s, want EPERM\n",
+		     strerror(-ret));
+	/* Below RLIMIT_DLRTIME now: only "may always lower" admits 375 us. */
+	CHILD_EXPECT(!set_limit(0, RLIMIT_DLRTIME, 250, 250), "lower RLIMIT_DLRTIME: %s\n",
+		     strerror(errno));
+	ret = dl_enter(375 * USEC, 10 * MSEC, 10 * MSEC, SCHED_FLAG_RECLAIM);
+	CHILD_EXPECT(ret == -EPERM, "lowering and adding RECLAIM: got %s, want EPERM\n",
+		     strerror(-ret));
+	CHILD_EXPECT(!own_attr(&a) && a.sched_policy == SCHED_DEADLINE &&
+		     !(a.sched_flags & SCHED_FLAG_RECLAIM) && a.sched_runtime == 500 * USEC,
+		     "after EPERM: policy %u, flags %#llx, runtime %llu ns\n", a.sched_policy,
+		     (unsigned long long)a.sched_flags, (unsigned long long)a.sched_runtime);
+	ret = dl_enter(375 * USEC, 10 * MSEC, 10 * MSEC, 0);
+	CHILD_EXPECT(!ret, "lowering without RECLAIM: %s\n", strerror(-ret));
+	CHILD_EXPECT(!own_attr(&a) && !(a.sched_flags & SCHED_FLAG_RECLAIM) &&
+		     a.sched_runtime == 375 * USEC,
+		     "after lowering: flags %#llx, runtime %llu ns\n",
+		     (unsigned long long)a.sched_flags, (unsigned long long)a.sched_runtime);
+	return 0;
+}
+
+static int root_reclaim(void *arg)
+{
+	struct sched_attr a;
+	int ret;
+
+	(void)arg;
+	ret = dl_enter_admitted(500 * USEC, 10 * MSEC, 10 * MSEC, SCHED_FLAG_RECLAIM);
+	CHILD_EXPECT(!ret, "root: entering with RECLAIM: %s\n", strerror(-ret));
+	CHILD_EXPECT(!own_attr(&a) && (a.sched_flags & SCHED_FLAG_RECLAIM),
+		     "root: flags %#llx, no RECLAIM\n", (unsigned long long)a.sched_flags);
+	CHILD_EXPECT(!dl_leave(), "leave SCHED_DEADLINE: %s\n", strerror(errno));
+	return 0;
+}
+
 #define PERIOD_NS (100 * MSEC)
 
 /*
@@ -218,12 +366,21 @@ int main(void)
 		  "defaults: RLIMIT_DLDLINE unlimited, RLIMIT_DLRTIME 0, shown in /proc/self/limits" },
 		{ root_unbound, NULL, "CAP_SYS_NICE enters SCHED_DEADLINE with the default limits" },
 		{ unpriv_default_eperm, NULL, "unprivileged with the default limits: EPERM" },
+		{ root_dldline_order, NULL,
+		  "RLIMIT_DLDLINE: soft below hard is EINVAL, soft above hard allowed, RLIM_INFINITY largest" },
+		{ unpriv_default_locked, NULL,
+		  "unprivileged with the default limits cannot lower the hard RLIMIT_DLDLINE: EPERM" },
 		{ unpriv_setrlimit_rules, NULL,
-		  "unprivileged setrlimit: lowering RLIMIT_DLDLINE or raising a hard limit is EPERM" },
+		  "unprivileged setrlimit: soft RLIMIT_DLDLINE anywhere >= hard, hard only raised (else EPERM)" },
+		{ unpriv_soft_limit_applies, NULL,
+		  "unprivileged SCHED_DEADLINE is bounded by the soft RLIMIT_DLDLINE" },
 		{ unpriv_within_limits, NULL,
 		  "unprivileged SCHED_DEADLINE exactly within RLIMIT_DLDLINE/RLIMIT_DLRTIME, else EPERM" },
 		{ unpriv_lowering, NULL,
 		  "unprivileged deadline task may lower bandwidth and density, not raise them" },
+		{ unpriv_reclaim, NULL,
+		  "unprivileged SCHED_FLAG_RECLAIM: EPERM on entry and when added while lowering" },
+		{ root_reclaim, NULL, "CAP_SYS_NICE may use SCHED_FLAG_RECLAIM" },
 	};
 	struct rlimit64 l;
 	long long cap = dl_admission_cap();

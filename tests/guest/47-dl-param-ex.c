@@ -12,6 +12,9 @@
 
 #define MSEC NSEC_PER_MSEC
 
+/* The layout the i386 ABI test (49, helpers/abi32.c) pins as well. */
+DLSCHED_ASSERT_PARAM_EX_LAYOUT();
+
 static struct sched_param_ex param_ex(uint64_t runtime, uint64_t deadline, uint64_t period,
 				      unsigned int flags)
 {
@@ -54,8 +57,6 @@ static int set_and_get(void *arg)
 					   SCHED_SIG_RORUN | SCHED_SIG_DMISS), q;
 
 	(void)arg;
-	CHILD_EXPECT(sizeof(struct sched_param_ex) == 64, "sizeof(struct sched_param_ex) %zu\n",
-		     sizeof(struct sched_param_ex));
 	CHILD_EXPECT(!sched_setscheduler_ex(0, SCHED_DEADLINE, sizeof(p), &p),
 		     "sched_setscheduler_ex: %s\n", strerror(errno));
 	if (expect_attr(SCHED_DEADLINE, 10 * MSEC, 30 * MSEC, 1500 * MSEC,
@@ -66,11 +67,13 @@ static int set_and_get(void *arg)
 	CHILD_EXPECT(q.sched_priority == 0 && kts_ns(&q.sched_runtime) == 10 * MSEC &&
 		     kts_ns(&q.sched_deadline) == 30 * MSEC && q.sched_period.tv_sec == 1 &&
 		     q.sched_period.tv_nsec == 500 * (long long)MSEC &&
-		     q.sched_flags == (SCHED_SIG_RORUN | SCHED_SIG_DMISS),
-		     "sched_getparam_ex: prio %d (%llu, %llu, %llu) flags %#x\n", q.sched_priority,
-		     (unsigned long long)kts_ns(&q.sched_runtime),
+		     q.sched_flags == (SCHED_SIG_RORUN | SCHED_SIG_DMISS) &&
+		     q.__reserved1 == 0 && q.__reserved2 == 0,
+		     "sched_getparam_ex: prio %d (%llu, %llu, %llu) flags %#x reserved %#x %#x\n",
+		     q.sched_priority, (unsigned long long)kts_ns(&q.sched_runtime),
 		     (unsigned long long)kts_ns(&q.sched_deadline),
-		     (unsigned long long)kts_ns(&q.sched_period), q.sched_flags);
+		     (unsigned long long)kts_ns(&q.sched_period), q.sched_flags, q.__reserved1,
+		     q.__reserved2);
 
 	/* sched_setparam_ex keeps the policy and replaces the parameters and flags */
 	p = param_ex(5 * MSEC, 100 * MSEC, 100 * MSEC, SCHED_SIG_DMISS);
@@ -162,6 +165,8 @@ static int bad_arguments(void *arg)
 		{ "period 5 s", 0, SCHED_DEADLINE, param_ex(R, D, 5000 * MSEC, 0), NULL, false, EINVAL },
 		{ "FIFO priority 100", 0, SCHED_FIFO, param_ex(0, 0, 0, 0), NULL, false, EINVAL },
 		{ "FIFO priority -1", 0, SCHED_FIFO, param_ex(0, 0, 0, 0), NULL, false, EINVAL },
+		{ "__reserved1 set", 0, SCHED_DEADLINE, param_ex(R, D, D, 0), NULL, false, EINVAL },
+		{ "__reserved2 set", 0, SCHED_DEADLINE, param_ex(R, D, D, 0), NULL, false, EINVAL },
 	};
 	struct sched_param_ex tv_bad = param_ex(R, D, D, 0);
 	size_t i;
@@ -170,6 +175,8 @@ static int bad_arguments(void *arg)
 	(void)arg;
 	cases[12].p.sched_priority = 100;
 	cases[13].p.sched_priority = -1;
+	cases[14].p.__reserved1 = 1;
+	cases[15].p.__reserved2 = 0x80000000;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct bad_case *c = &cases[i];
 		void *ptr = c->null ? NULL : c->ptr ? c->ptr : &c->p;
@@ -179,9 +186,13 @@ static int bad_arguments(void *arg)
 			     strerror(c->err));
 		if (c->policy == SCHED_DEADLINE) {
 			ret = sched_setparam_ex(c->pid, sizeof(c->p), ptr) ? -errno : 0;
-			/* setparam keeps SCHED_OTHER: deadline fields are ignored */
+			/*
+			 * setparam keeps SCHED_OTHER: deadline fields are ignored, but
+			 * flags and reserved fields are checked first, whatever the policy.
+			 */
 			CHILD_EXPECT(ret == -c->err || (!ret && c->err == EINVAL && c->pid == 0 &&
-							  !c->null && c->p.sched_flags == 0),
+							  !c->null && c->p.sched_flags == 0 &&
+							  !c->p.__reserved1 && !c->p.__reserved2),
 				     "setparam_ex %s: got %s\n", c->what, strerror(-ret));
 		}
 		if (expect_attr(SCHED_OTHER, 0, 0, 0, 0))

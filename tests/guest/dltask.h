@@ -13,37 +13,50 @@
 #define DLTASK_H
 
 #include <grp.h>
+#include <stddef.h>
 #include <sys/prctl.h>
 #include <signal.h>
 #include <time.h>
 #include <sys/wait.h>
 /* The uapi limits; glibc's <sys/resource.h> has its own, without the series' two. */
 #include <asm/resource.h>
+#include <dlsched/syscalls.h>
 #include "dltest.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 /* The unprivileged identity the tests switch to (nobody/nogroup). */
 #define UNPRIV_ID 65534
 
+/*
+ * The series' calls under their own names, through the project's header
+ * (include/dlsched/syscalls.h, the one place their numbers are defined).
+ * The C library's struct timespec is the kernel's struct __kernel_timespec
+ * on x86_64, which the tests are built for.
+ */
+_Static_assert(sizeof(struct timespec) == sizeof(struct __kernel_timespec) &&
+	       offsetof(struct timespec, tv_nsec) == offsetof(struct __kernel_timespec, tv_nsec),
+	       "struct timespec is not struct __kernel_timespec");
+
 static inline long sched_wait_interval(const struct timespec *rqtp, struct timespec *rmtp)
 {
-	return syscall(__NR_sched_wait_interval, rqtp, rmtp);
+	return dlsched_sched_wait_interval((const struct __kernel_timespec *)rqtp,
+					   (struct __kernel_timespec *)rmtp);
 }
 
 static inline long sched_setscheduler_ex(pid_t pid, int policy, unsigned int len,
 					 struct sched_param_ex *param)
 {
-	return syscall(__NR_sched_setscheduler_ex, pid, policy, len, param);
+	return dlsched_sched_setscheduler_ex(pid, policy, len, param);
 }
 
 static inline long sched_setparam_ex(pid_t pid, unsigned int len, struct sched_param_ex *param)
 {
-	return syscall(__NR_sched_setparam_ex, pid, len, param);
+	return dlsched_sched_setparam_ex(pid, len, param);
 }
 
 static inline long sched_getparam_ex(pid_t pid, unsigned int len, struct sched_param_ex *param)
 {
-	return syscall(__NR_sched_getparam_ex, pid, len, param);
+	return dlsched_sched_getparam_ex(pid, len, param);
 }
 
 static inline uint64_t clock_ns(clockid_t clock)

@@ -4,12 +4,12 @@
  *
  * Instance k is released at start + k * period and must finish within
  * release + deadline. The job burns --work-us of its own CPU time, then the
- * worker waits for the next release with sched_wait_interval() (x86_64
- * syscall 451: sleep to an absolute CLOCK_MONOTONIC time and start a new
- * instance of the deadline task), or clock_nanosleep(TIMER_ABSTIME) where
- * the kernel lacks it (ENOSYS). A job that finishes after its absolute
- * deadline is a miss; releases that passed while a late job still ran are
- * skipped (and counted as such).
+ * worker waits for the next release with sched_wait_interval() (the
+ * series' system call, include/dlsched/syscalls.h: sleep to an absolute
+ * CLOCK_MONOTONIC time and start a new instance of the deadline task), or
+ * clock_nanosleep(TIMER_ABSTIME) where the kernel lacks it (ENOSYS). A job
+ * that finishes after its absolute deadline is a miss; releases that passed
+ * while a late job still ran are skipped (and counted as such).
  *
  * dld turns the service's threads to SCHED_DEADLINE after it starts; with
  * --wait-deadline the worker counts nothing until that happened, so the
@@ -37,14 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sched-util.h"
+#include <dlsched/syscalls.h>
 
-/* The dlsched kernel's number. Mainline later gave 451 to cachestat(): the
- * worker calls it only where the dlsched knobs exist, and passes zeros for
- * cachestat's other arguments, which make it fail harmlessly (EFAULT). */
-#ifndef __NR_sched_wait_interval
-#define __NR_sched_wait_interval 451
-#endif
+#include "sched-util.h"
 
 #define NSEC_PER_USEC INT64_C(1000)
 #define NSEC_PER_SEC INT64_C(1000000000)
@@ -115,7 +110,11 @@ static int wait_interval(const struct timespec *t) {
         if (!have_wait_interval)
                 return -ENOSYS;
         for (;;) {
-                if (syscall(__NR_sched_wait_interval, t, &rem, 0, 0) == 0)
+                /* Mainline later gave this number to cachestat(): the worker
+                 * calls it only where the dlsched knobs exist, and passes
+                 * zeros for cachestat's other arguments, which make it fail
+                 * harmlessly (EFAULT). */
+                if (syscall(DLSCHED_NR_sched_wait_interval, t, &rem, 0, 0) == 0)
                         return 0;
                 if (errno != EINTR)
                         break;

@@ -1,0 +1,2715 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dlstress: a randomized stress of the series' deadline bandwidth code.
+ *
+ *   dlstress [--seconds N] [--seed S] [--cgroup v1|v2] [--jobs N] [--no-hotplug]
+ *
+ * For N seconds (default 60) workers run in parallel, root ones and
+ * unprivileged ones (nobody, with RLIMIT_DLDLINE and RLIMIT_DLRTIME
+ * raised). Each worker is a loop of short episodes, each in a process of
+ * its own, so that fork and exit are part of the load everywhere:
+ *
+ *   setattr[-user]  threads switching themselves and other tasks of the
+ *                   run between SCHED_DEADLINE and the other policies,
+ *                   with every flag and invalid parameters; rlimit writes
+ *   wait[-user]     sched_wait_interval() in a loop while a sibling thread
+ *                   promotes, demotes and signals the sleeper
+ *   fork[-user]     children that exit, are killed, exec, fork or start
+ *                   threads while SCHED_DEADLINE
+ *   cgroup          mkdir and rmdir, reservations valid and invalid,
+ *                   process and thread moves in the private subtree
+ *                   dlstress-PID
+ *   cgroup-user     the same in a delegated subtree, reservations with no
+ *                   reserved ancestor (EPERM), privileged writes (EACCES)
+ *   sysctl          sched_dl_*, sched_rt_* and sched_dl_total_bw writes
+ *   hotplug         CPUs offline and online
+ *
+ * Every call's result is checked against what that call may return
+ * (an errno outside its set, or success where only failure is right, is
+ * "unexpected"), and the kernel log is read throughout for splats. At the
+ * end everything is undone (CPUs online, sysctls, cgroups), and
+ * sched_dl_total_bw and every cpu.dl_total_bw must be back to their
+ * starting values exactly, once the dead tasks' bandwidth is back (their
+ * 0-lag time, at most a period after their exit).
+ *
+ * It prints the operations per kind with their errors per errno, the
+ * splats, the leaked bandwidth, then one "check NAME: ok" or
+ * "check NAME: FAIL why" line per criterion (run, errno, tasks, splats,
+ * pool, groups, cleanup). Exit status: 0 all clean, 1 a check failed,
+ * 2 usage or setup error, 4 skipped (not root, or not the dlsched kernel).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include "dltask.h"
+
+#define SYS_DL_RUNTIME "/proc/sys/kernel/sched_dl_runtime_us"
+#define SYS_DL_PERIOD "/proc/sys/kernel/sched_dl_period_us"
+#define SYS_DL_TOTAL "/proc/sys/kernel/sched_dl_total_bw"
+#define SYS_RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
+#define SYS_RT_PERIOD "/proc/sys/kernel/sched_rt_period_us"
+
+/* Kernel-internal (schedutil's worker), refused from user space. */
+#define SCHED_FLAG_SUGOV_ 0x10000000ULL
+
+#define USEC NSEC_PER_USEC
+#define MSEC NSEC_PER_MSEC
+#define SEC NSEC_PER_SEC
+
+#define MAX_CPUS 64
+#define ERRNO_MAX 134
+/* Tasks other workers may pick for sched_setattr() and cgroup moves. */
+#define REG_MAX 512
+/* Messages about unexpected results: enough to debug, not a flood. */
+#define LOG_MAX 200
+#define EPISODE_MIN_MS 500
+#define EPISODE_MAX_MS 3000
+/* An episode still running this long after its end is stuck in the kernel. */
+#define STUCK_NS (30 * SEC)
+/* Every sleep asked for is at most 20 ms, or a period (20 ms) plus an overrun. */
+#define WAIT_LONG_NS (10 * SEC)
+#define STOP_GRACE_NS (60 * SEC)
+/* Dead tasks give back at their 0-lag time: a period (20 ms) plus overruns, under TCG. */
+#define SETTLE_NS (15 * SEC)
+#define FORK_LIVE 4
+
+enum op {
+	OP_SETATTR, OP_SETATTR_OTHER, OP_GETATTR, OP_WAIT, OP_RLIMIT, OP_FORK, OP_THREAD,
+	OP_MKDIR, OP_RMDIR, OP_SUBTREE, OP_TYPE, OP_RUNTIME, OP_PERIOD, OP_PROCS, OP_THREADS,
+	OP_GROUP_READ, OP_DENIED,
+	OP_SYS_DL_RUNTIME, OP_SYS_DL_PERIOD, OP_SYS_RT_RUNTIME, OP_SYS_RT_PERIOD, OP_SYS_SELECT,
+	OP_SYS_READ, OP_CPU_OFF, OP_CPU_ON, OP_CPU_BAD,
+	OP_COUNT
+};
+
+static const char *const op_names[OP_COUNT] = {
+	[OP_SETATTR] = "sched_setattr self",
+	[OP_SETATTR_OTHER] = "sched_setattr other",
+	[OP_GETATTR] = "sched_getattr",
+	[OP_WAIT] = "sched_wait_interval",
+	[OP_RLIMIT] = "prlimit dl limits",
+	[OP_FORK] = "fork",
+	[OP_THREAD] = "pthread_create",
+	[OP_MKDIR] = "cgroup mkdir",
+	[OP_RMDIR] = "cgroup rmdir",
+	[OP_SUBTREE] = "cgroup.subtree_control",
+	[OP_TYPE] = "cgroup.type",
+	[OP_RUNTIME] = "cpu.dl_runtime_us",
+	[OP_PERIOD] = "cpu.dl_period_us",
+	[OP_PROCS] = "cgroup.procs",
+	[OP_THREADS] = "cgroup.threads/tasks",
+	[OP_GROUP_READ] = "cpu.dl_total_bw read",
+	[OP_DENIED] = "privileged write",
+	[OP_SYS_DL_RUNTIME] = "sched_dl_runtime_us",
+	[OP_SYS_DL_PERIOD] = "sched_dl_period_us",
+	[OP_SYS_RT_RUNTIME] = "sched_rt_runtime_us",
+	[OP_SYS_RT_PERIOD] = "sched_rt_period_us",
+	[OP_SYS_SELECT] = "sched_dl_total_bw cpu",
+	[OP_SYS_READ] = "sched_dl_total_bw read",
+	[OP_CPU_OFF] = "cpu offline",
+	[OP_CPU_ON] = "cpu online",
+	[OP_CPU_BAD] = "cpu online bad value",
+};
+
+/* Events that are not calls. */
+enum ev {
+	EV_SIGXCPU, EV_SIGUSR1, EV_KIDS_KILLED, EV_ORPHANS,
+	/* failures */
+	EV_BAD_EXIT, EV_STUCK, EV_LONG_WAIT, EV_DL_CHILD, EV_BAD_TOTAL, EV_SETUP_FAIL,
+	EV_COUNT
+};
+
+struct op_stat {
+	uint64_t calls, ok;
+	uint64_t bad_err;	/* an errno outside the call's set */
+	uint64_t bad_ok;	/* success where only failure is right */
+	uint64_t err[ERRNO_MAX];	/* [0]: errno values beyond the table */
+};
+
+/* Shared by all processes of the run (MAP_SHARED, created before fork). */
+struct shared {
+	int stop;
+	int logged;
+	uint64_t ev[EV_COUNT];
+	uint64_t episodes[16];
+	struct op_stat ops[OP_COUNT][2];	/* [op][0 root, 1 nobody] */
+	struct {
+		int tid, tgid;
+	} reg[REG_MAX];
+};
+
+static struct shared *sh;
+
+/* Set before the workers start, read-only afterwards. */
+static struct {
+	int seconds, jobs;
+	uint64_t seed;
+	bool v1, hotplug;
+} opt = { .seconds = 60, .jobs = 1, .hotplug = true };
+
+static char cg_mnt[256];	/* the hierarchy (v2) or the cpu controller's (v1) */
+static char cg_top[320];	/* dlstress-PID in it */
+static char cg_start[512];	/* where dlstress started: strays go back there */
+static int hp_cpus[MAX_CPUS], hp_count;	/* CPUs that can go offline, online at start */
+static int ncpus;
+static uint64_t run_end;
+static struct {
+	long long dl_runtime, dl_period, rt_runtime, rt_period;
+} saved;
+
+/* Per process. */
+static int as_user;
+static int my_kind = -1;
+static __thread uint64_t rng_state;
+
+static inline void inc(uint64_t *p)
+{
+	__atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t get(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* One write(2) per line: the lines of concurrent processes do not mix. */
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	ssize_t w;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	w = write(STDOUT_FILENO, buf, n);
+	(void)w;
+}
+
+/* say() within the run's quota of messages about unexpected results. */
+#define note(...)							\
+	do {								\
+		if (__atomic_fetch_add(&sh->logged, 1, __ATOMIC_RELAXED) < LOG_MAX) \
+			say(__VA_ARGS__);				\
+	} while (0)
+
+#define E(x) [x] = #x
+static const char *const errno_names[ERRNO_MAX] = {
+	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG), E(ENOEXEC),
+	E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY), E(EEXIST),
+	E(EXDEV), E(ENODEV), E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOSPC),
+	E(EROFS), E(EMLINK), E(EPIPE), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOSYS),
+	E(ENOTEMPTY), E(ELOOP), E(EOVERFLOW), E(EOPNOTSUPP), E(ETIMEDOUT), E(ESTALE),
+};
+#undef E
+
+static const char *errname(int e)
+{
+	static __thread char buf[16];
+
+	if (e > 0 && e < ERRNO_MAX && errno_names[e])
+		return errno_names[e];
+	snprintf(buf, sizeof(buf), "errno %d", e);
+	return buf;
+}
+
+/* The errnos a call may return (zero-terminated), passed by value. */
+struct errs {
+	int e[8];
+};
+
+#define ERRS(...) ((struct errs){ { __VA_ARGS__ } })
+#define NO_ERRS ((struct errs){ { 0 } })
+
+enum { MAY_SUCCEED, MUST_FAIL };
+
+static bool errno_in(int err, struct errs set)
+{
+	int i;
+
+	for (i = 0; i < 8 && set.e[i]; i++)
+		if (set.e[i] == err)
+			return true;
+	return false;
+}
+
+static const char *kind_name(void);
+
+/*
+ * Count a call of @op that returned @err (0 or an errno): it is
+ * unexpected when @err is not in @allowed, or when it succeeded and
+ * @how is MUST_FAIL. @fmt describes the call for the message.
+ */
+static void __attribute__((format(printf, 5, 6)))
+account(enum op op, int err, struct errs allowed, int how, const char *fmt, ...)
+{
+	struct op_stat *s = &sh->ops[op][as_user];
+	char what[400];
+	va_list ap;
+
+	inc(&s->calls);
+	if (!err) {
+		inc(&s->ok);
+		if (how != MUST_FAIL)
+			return;
+		inc(&s->bad_ok);
+	} else {
+		inc(&s->err[err > 0 && err < ERRNO_MAX ? err : 0]);
+		if (errno_in(err, allowed))
+			return;
+		inc(&s->bad_err);
+	}
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (err)
+		note("unexpected: [%s] %s: %s (%s)", kind_name(), op_names[op], errname(err), what);
+	else
+		note("unexpected success: [%s] %s (%s)", kind_name(), op_names[op], what);
+}
+
+static void rng_seed(uint64_t s)
+{
+	/* splitmix64: distinct streams from nearby seeds */
+	s += 0x9e3779b97f4a7c15ULL;
+	s = (s ^ (s >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	s = (s ^ (s >> 27)) * 0x94d049bb133111ebULL;
+	rng_state = (s ^ (s >> 31)) | 1;
+}
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+static uint64_t rnd(uint64_t n)
+{
+	return n ? rng() % n : 0;
+}
+
+static uint64_t rnd_range(uint64_t lo, uint64_t hi)
+{
+	return lo + rnd(hi - lo + 1);
+}
+
+static bool chance(int percent)
+{
+	return rnd(100) < (uint64_t)percent;
+}
+
+#define PICK(array) ((array)[rnd(sizeof(array) / sizeof((array)[0]))])
+
+static inline int gettid_(void)
+{
+	return (int)syscall(SYS_gettid);
+}
+
+static bool ending(uint64_t end)
+{
+	return __atomic_load_n(&sh->stop, __ATOMIC_RELAXED) || now_ns() >= end;
+}
+
+/*
+ * Burn @us of CPU time, or give up 200 ms after it should have been
+ * done: a throttled deadline task, or one set to SCHED_IDLE by another
+ * worker, may get little of the CPU.
+ */
+static void spin_us(uint64_t us)
+{
+	uint64_t end = thread_cpu_ns() + us * USEC;
+	uint64_t wall_end = now_ns() + us * USEC + 200 * MSEC;
+
+	while (thread_cpu_ns() < end && now_ns() < wall_end)
+		;
+}
+
+/* An integer file, as unsigned 64 bits (cpu.dl_total_bw); 0 or -errno. */
+static int read_u64(const char *path, unsigned long long *val)
+{
+	char buf[64], *end;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	errno = 0;
+	*val = strtoull(buf, &end, 10);
+	if (end == buf)
+		return -EINVAL;
+	return errno ? -errno : 0;
+}
+
+/* A total above this is an unsigned underflow, not bandwidth (64 CPUs' worth). */
+#define TOTAL_PLAUSIBLE (64ULL << BW_SHIFT)
+
+/* ---- The registry: tasks of the run that other workers may act on ---- */
+
+static void reg_add(int tid, int tgid)
+{
+	int i, zero;
+
+	for (i = 0; i < REG_MAX; i++) {
+		zero = 0;
+		if (__atomic_compare_exchange_n(&sh->reg[i].tid, &zero, tid, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&sh->reg[i].tgid, tgid, __ATOMIC_SEQ_CST);
+			return;
+		}
+	}
+}
+
+static void reg_del_tid(int tid)
+{
+	int i;
+
+	for (i = 0; i < REG_MAX; i++) {
+		if (__atomic_load_n(&sh->reg[i].tid, __ATOMIC_SEQ_CST) == tid) {
+			__atomic_store_n(&sh->reg[i].tgid, 0, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&sh->reg[i].tid, 0, __ATOMIC_SEQ_CST);
+		}
+	}
+}
+
+static void reg_del_tgid(int tgid)
+{
+	int i;
+
+	for (i = 0; i < REG_MAX; i++) {
+		if (__atomic_load_n(&sh->reg[i].tgid, __ATOMIC_SEQ_CST) == tgid) {
+			__atomic_store_n(&sh->reg[i].tgid, 0, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&sh->reg[i].tid, 0, __ATOMIC_SEQ_CST);
+		}
+	}
+}
+
+static bool reg_has(int tid)
+{
+	int i;
+
+	for (i = 0; i < REG_MAX; i++)
+		if (__atomic_load_n(&sh->reg[i].tid, __ATOMIC_SEQ_CST) == tid)
+			return true;
+	return false;
+}
+
+/* A random registered task; @proc: a main thread (tid == tgid). */
+static bool reg_pick(int *tid, int *tgid, bool proc)
+{
+	int i, j, start = rnd(REG_MAX), t, g;
+
+	for (i = 0; i < REG_MAX; i++) {
+		j = (start + i) % REG_MAX;
+		t = __atomic_load_n(&sh->reg[j].tid, __ATOMIC_SEQ_CST);
+		g = __atomic_load_n(&sh->reg[j].tgid, __ATOMIC_SEQ_CST);
+		if (t > 0 && g > 0 && (!proc || t == g)) {
+			*tid = t;
+			*tgid = g;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Reap @pid (-1: any child). The tasks of the dead process leave the
+ * registry before the pid is released, so that no worker acts on a
+ * recycled pid. Returns the pid, 0 if none is ready (!@block), -1 on
+ * error (ECHILD: no children).
+ */
+static pid_t reap(pid_t pid, int *status, bool block)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(pid > 0 ? P_PID : P_ALL, pid > 0 ? (id_t)pid : 0, &si,
+		   WEXITED | WNOWAIT | (block ? 0 : WNOHANG)))
+		return -1;
+	if (!si.si_pid)
+		return 0;
+	reg_del_tgid(si.si_pid);
+	return waitpid(si.si_pid, status, 0);
+}
+
+static const char *status_str(int status)
+{
+	static __thread char buf[64];
+
+	if (WIFEXITED(status))
+		snprintf(buf, sizeof(buf), "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, sizeof(buf), "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, sizeof(buf), "wait status %#x", status);
+	return buf;
+}
+
+static void on_signal(int sig)
+{
+	inc(&sh->ev[sig == SIGXCPU ? EV_SIGXCPU : EV_SIGUSR1]);
+}
+
+/*
+ * Deadline tasks asking for SCHED_FLAG_DL_OVERRUN or SCHED_FLAG_DL_DMISS
+ * get SIGXCPU, whose default action kills: count it. SIGUSR1 interrupts
+ * sched_wait_interval() (EINTR).
+ */
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGXCPU, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* ---- sched_setattr() cases ---- */
+
+static uint64_t random_dl_flags(void)
+{
+	uint64_t f = 0;
+
+	if (chance(20))
+		f |= SCHED_FLAG_RESET_ON_FORK;
+	if (chance(20))
+		f |= SCHED_FLAG_RECLAIM;
+	if (chance(25))
+		f |= SCHED_FLAG_DL_OVERRUN;
+	if (chance(25))
+		f |= SCHED_FLAG_DL_DMISS;
+	return f;
+}
+
+/*
+ * Valid deadline parameters: period 1 to 20 ms, mostly 0.5 % to 6 % of a
+ * CPU so that most requests fit the default pool (5 % of each CPU) beside
+ * the others, some up to 30 % (EBUSY); runtime at least 50 us, deadline
+ * between runtime and period.
+ */
+static void random_dl(struct sched_attr *a)
+{
+	uint64_t period = rnd_range(1000, 20000) * USEC;
+	uint64_t permille = chance(85) ? rnd_range(5, 60) : rnd_range(60, 300);
+	uint64_t runtime = period * permille / 1000;
+
+	if (runtime < 50 * USEC)
+		runtime = 50 * USEC;
+	*a = dl_attr(runtime, chance(40) ? period : rnd_range(runtime, period), period);
+	a->sched_flags = random_dl_flags();
+}
+
+struct attr_case {
+	union {
+		struct sched_attr a;
+		/* room for a larger, newer struct with a non-zero tail */
+		unsigned char raw[sizeof(struct sched_attr) + 16];
+	} u;
+	unsigned int sys_flags;
+	int how;
+	struct errs allowed;
+	const char *what;
+};
+
+static void allow(struct attr_case *c, int err)
+{
+	int i;
+
+	for (i = 0; i < 7; i++) {
+		if (!c->allowed.e[i]) {
+			c->allowed.e[i] = err;
+			return;
+		}
+	}
+}
+
+static void random_invalid_dl(struct attr_case *c)
+{
+	struct sched_attr *a = &c->u.a;
+
+	random_dl(a);
+	c->how = MUST_FAIL;
+	allow(c, EINVAL);
+	switch (rnd(8)) {
+	case 0:
+		a->sched_runtime = rnd(1024);
+		c->what = "invalid deadline: runtime below 1024 ns";
+		break;
+	case 1:
+		a->sched_runtime = a->sched_deadline + 1 + rnd(1000);
+		c->what = "invalid deadline: runtime above deadline";
+		break;
+	case 2:
+		a->sched_deadline = a->sched_period + 1 + rnd(1000);
+		c->what = "invalid deadline: deadline above period";
+		break;
+	case 3:
+		a->sched_deadline = 0;
+		a->sched_period = 0;
+		c->what = "invalid deadline: deadline 0";
+		break;
+	case 4:
+		a->sched_period = a->sched_deadline = 5 * SEC;
+		c->what = "invalid deadline: period above the 4 s maximum";
+		break;
+	case 5:
+		a->sched_period = a->sched_deadline = 50 * USEC;
+		a->sched_runtime = 20 * USEC;
+		c->what = "invalid deadline: period below the 100 us minimum";
+		break;
+	case 6:
+		a->sched_deadline |= 1ULL << 63;
+		c->what = "invalid deadline: deadline with bit 63";
+		break;
+	default:
+		a->sched_priority = rnd_range(1, 99);
+		c->what = "invalid deadline: with an RT priority";
+		break;
+	}
+}
+
+static void random_bad_call(struct attr_case *c)
+{
+	struct sched_attr *a = &c->u.a;
+
+	random_dl(a);
+	c->how = MUST_FAIL;
+	switch (rnd(6)) {
+	case 0:
+		a->sched_policy = chance(50) ? (uint32_t)-1 : (uint32_t)rnd_range(7, 100);
+		c->what = "unknown policy";
+		allow(c, EINVAL);
+		break;
+	case 1:
+		a->sched_flags |= 0x100ULL << rnd(8);
+		c->what = "unknown flag";
+		allow(c, EINVAL);
+		break;
+	case 2:
+		a->sched_flags |= SCHED_FLAG_SUGOV_;
+		c->what = "SCHED_FLAG_SUGOV";
+		allow(c, EINVAL);
+		/* checked after the permission: nobody beyond its rlimits gets EPERM */
+		if (as_user)
+			allow(c, EPERM);
+		break;
+	case 3:
+		a->size = 40;	/* below SCHED_ATTR_SIZE_VER0 */
+		c->what = "sched_attr size 40";
+		allow(c, E2BIG);
+		break;
+	case 4:
+		a->size = sizeof(*a) + 8;
+		c->u.raw[sizeof(*a) + rnd(8)] = 1;
+		c->what = "larger sched_attr with a non-zero tail";
+		allow(c, E2BIG);
+		break;
+	default:
+		c->sys_flags = 1;
+		c->what = "sched_setattr flags 1";
+		allow(c, EINVAL);
+		break;
+	}
+}
+
+/*
+ * A random sched_setattr() request and the errnos it may meet. @other:
+ * for another task, which may be gone (ESRCH) or, for nobody, belong to
+ * root (EPERM).
+ */
+static void random_case(struct attr_case *c, bool other)
+{
+	struct sched_attr *a = &c->u.a;
+	int r = rnd(100);
+
+	memset(c, 0, sizeof(*c));
+	a->size = sizeof(*a);
+	c->how = MAY_SUCCEED;
+	if (other)
+		allow(c, ESRCH);
+	if (other && as_user)
+		allow(c, EPERM);
+
+	if (r < 55) {
+		random_dl(a);
+		c->what = "deadline";
+		/* EBUSY: no room; EPERM: a 0 reservation, nobody's rlimits or RECLAIM */
+		allow(c, EBUSY);
+		allow(c, EPERM);
+		if (chance(3)) {
+			a->sched_flags |= chance(50) ? SCHED_FLAG_KEEP_POLICY : SCHED_FLAG_KEEP_PARAMS;
+			c->what = "deadline, keeping policy or parameters";
+			allow(c, EINVAL);
+		} else if (chance(3)) {
+			a->sched_flags |= SCHED_FLAG_UTIL_CLAMP;
+			a->sched_util_min = rnd(1100);
+			a->sched_util_max = rnd(1100);
+			c->what = "deadline, utilization clamps";
+			allow(c, EINVAL);
+			allow(c, EOPNOTSUPP);
+		} else if (chance(2)) {
+			a->sched_flags = SCHED_FLAG_ALL;
+			c->what = "deadline, SCHED_FLAG_ALL";
+			allow(c, EINVAL);
+			allow(c, EOPNOTSUPP);
+		}
+	} else if (r < 70) {
+		random_invalid_dl(c);
+	} else if (r < 78) {
+		a->sched_policy = SCHED_OTHER;
+		a->sched_nice = (int32_t)rnd_range(0, 24) - 5;
+		a->sched_flags = chance(20) ? SCHED_FLAG_RESET_ON_FORK : 0;
+		c->what = "SCHED_OTHER";
+	} else if (r < 82) {
+		a->sched_policy = SCHED_BATCH;
+		a->sched_nice = rnd(20);
+		c->what = "SCHED_BATCH";
+	} else if (r < 86) {
+		a->sched_policy = SCHED_IDLE;
+		c->what = "SCHED_IDLE";
+	} else if (r < 93) {
+		a->sched_policy = chance(50) ? SCHED_FIFO : SCHED_RR;
+		a->sched_priority = rnd_range(1, 20);
+		c->what = "SCHED_FIFO/RR";
+	} else {
+		random_bad_call(c);
+	}
+	/* nobody: lower nice, leave SCHED_IDLE, RT without RLIMIT_RTPRIO */
+	if (as_user && c->how == MAY_SUCCEED)
+		allow(c, EPERM);
+}
+
+static const char *attr_str(const struct sched_attr *a)
+{
+	static __thread char buf[200];
+
+	snprintf(buf, sizeof(buf),
+		 "size %u policy %d flags %#llx nice %d prio %u runtime %llu deadline %llu period %llu",
+		 a->size, (int)a->sched_policy, (unsigned long long)a->sched_flags, a->sched_nice,
+		 a->sched_priority, (unsigned long long)a->sched_runtime,
+		 (unsigned long long)a->sched_deadline, (unsigned long long)a->sched_period);
+	return buf;
+}
+
+/* A random request for @tid (0: the calling thread). */
+static void setattr_random(int tid)
+{
+	struct attr_case c;
+	int err;
+
+	random_case(&c, tid != 0);
+	err = syscall(SYS_sched_setattr, tid, &c.u, c.sys_flags) ? errno : 0;
+	account(tid ? OP_SETATTR_OTHER : OP_SETATTR, err, c.allowed, c.how, "%s on %d: %s",
+		c.what, tid, attr_str(&c.u.a));
+}
+
+/* Valid deadline parameters for @tid; true when admitted. */
+static bool dl_enter_random(int tid, uint64_t extra_flags)
+{
+	struct sched_attr a;
+	int err;
+
+	random_dl(&a);
+	a.sched_flags |= extra_flags;
+	err = sched_setattr(tid, &a, 0) ? errno : 0;
+	account(tid ? OP_SETATTR_OTHER : OP_SETATTR, err,
+		tid ? ERRS(EBUSY, EPERM, ESRCH) : ERRS(EBUSY, EPERM), MAY_SUCCEED,
+		"deadline on %d: %s", tid, attr_str(&a));
+	return !err;
+}
+
+static void setattr_other(void)
+{
+	int tid, tgid;
+
+	if (reg_pick(&tid, &tgid, false))
+		setattr_random(tid);
+}
+
+static void getattr_random(void)
+{
+	struct sched_attr a;
+	unsigned int size = sizeof(a), flags = 0;
+	int r = rnd(10), err;
+
+	if (r == 0)
+		size = 40;
+	else if (r == 1)
+		flags = 1;
+	err = sched_getattr(0, &a, size, flags) ? errno : 0;
+	/*
+	 * The values are not checked: another worker may change them while
+	 * the kernel copies them out, which it does without a lock.
+	 */
+	account(OP_GETATTR, err, r < 2 ? ERRS(EINVAL) : NO_ERRS, r < 2 ? MUST_FAIL : MAY_SUCCEED,
+		"size %u flags %u", size, flags);
+}
+
+/*
+ * nobody's deadline rlimits. RLIMIT_DLDLINE is a minimum: its soft value
+ * may not go below the hard one (EINVAL) and lowering the hard one takes
+ * CAP_SYS_RESOURCE (EPERM); raising either only restricts the task.
+ */
+static void rlimit_random(void)
+{
+	struct rlimit64 l;
+	int err, r = rnd(5);
+
+	if (get_limit(0, r < 3 ? RLIMIT_DLDLINE : RLIMIT_DLRTIME, &l) ||
+	    l.rlim_max == RLIM64_INFINITY || l.rlim_max < 2)
+		return;
+	switch (r) {
+	case 0:
+		err = -set_limit(0, RLIMIT_DLDLINE, l.rlim_max - 1, l.rlim_max);
+		account(OP_RLIMIT, err, ERRS(EINVAL, EPERM), MUST_FAIL,
+			"RLIMIT_DLDLINE soft %llu below hard %llu", (unsigned long long)l.rlim_max - 1,
+			(unsigned long long)l.rlim_max);
+		break;
+	case 1:
+		err = -set_limit(0, RLIMIT_DLDLINE, l.rlim_max - 1, l.rlim_max - 1);
+		account(OP_RLIMIT, err, ERRS(EPERM, EINVAL), MUST_FAIL,
+			"RLIMIT_DLDLINE lowered to %llu", (unsigned long long)l.rlim_max - 1);
+		break;
+	case 2:
+		/* Before the soft >= hard rule: EINVAL (soft above hard). */
+		err = -set_limit(0, RLIMIT_DLDLINE, l.rlim_cur + 100, l.rlim_max);
+		account(OP_RLIMIT, err, ERRS(EINVAL), MAY_SUCCEED, "RLIMIT_DLDLINE soft raised to %llu",
+			(unsigned long long)l.rlim_cur + 100);
+		break;
+	case 3:
+		err = -set_limit(0, RLIMIT_DLRTIME, l.rlim_cur, l.rlim_max + 1);
+		account(OP_RLIMIT, err, ERRS(EPERM), MUST_FAIL, "RLIMIT_DLRTIME hard raised to %llu",
+			(unsigned long long)l.rlim_max + 1);
+		break;
+	default:
+		err = -set_limit(0, RLIMIT_DLRTIME, l.rlim_cur * 9 / 10, l.rlim_max);
+		account(OP_RLIMIT, err, NO_ERRS, MAY_SUCCEED, "RLIMIT_DLRTIME soft lowered to %llu",
+			(unsigned long long)l.rlim_cur * 9 / 10);
+		break;
+	}
+}
+
+/* ---- Episodes: setattr ---- */
+
+static void thread_enter(void)
+{
+	rng_seed(opt.seed ^ ((uint64_t)gettid_() << 20) ^ now_ns());
+	reg_add(gettid_(), getpid());
+}
+
+static void churn_step(void)
+{
+	int r = rnd(100);
+
+	if (r < 40)
+		setattr_random(0);
+	else if (r < 50)
+		setattr_other();
+	else if (r < 57)
+		getattr_random();
+	else if (r < 62 && as_user)
+		rlimit_random();
+	else if (r < 62)
+		setattr_random(0);
+	else if (r < 82)
+		spin_us(rnd(1000));
+	else if (r < 95)
+		usleep(rnd(2000));
+	else
+		sched_yield();
+}
+
+static void *churn_thread(void *arg)
+{
+	uint64_t end = *(uint64_t *)arg;
+
+	thread_enter();
+	while (!ending(end))
+		churn_step();
+	/* Exits as it is: often SCHED_DEADLINE. */
+	reg_del_tid(gettid_());
+	return NULL;
+}
+
+static void episode_setattr(uint64_t end)
+{
+	pthread_t th[2];
+	bool started[2];
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		/* EAGAIN: another worker made this thread SCHED_DEADLINE */
+		ret = pthread_create(&th[i], NULL, churn_thread, &end);
+		account(OP_THREAD, ret, ERRS(EAGAIN), MAY_SUCCEED, "churn thread");
+		started[i] = !ret;
+	}
+	while (!ending(end))
+		churn_step();
+	for (i = 0; i < 2; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+}
+
+/* ---- Episodes: sched_wait_interval() with a demoting sibling ---- */
+
+struct waiter {
+	pthread_t sleeper;
+	int tid;
+	uint64_t end;
+	int done;
+};
+
+static void *demoter(void *arg)
+{
+	struct waiter *w = arg;
+	struct sched_attr a;
+	int err, r;
+
+	thread_enter();
+	while (!__atomic_load_n(&w->done, __ATOMIC_RELAXED) && !ending(w->end)) {
+		usleep(rnd(3000));
+		r = rnd(100);
+		if (r < 45) {
+			dl_enter_random(w->tid, 0);
+			continue;
+		}
+		if (r >= 88) {
+			pthread_kill(w->sleeper, SIGUSR1);
+			continue;
+		}
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.sched_policy = r < 80 ? SCHED_OTHER : SCHED_FIFO;
+		a.sched_priority = r < 80 ? 0 : rnd_range(1, 10);
+		err = sched_setattr(w->tid, &a, 0) ? errno : 0;
+		/* nobody: no RT, and no way back from SCHED_IDLE another set */
+		account(OP_SETATTR_OTHER, err, as_user ? ERRS(EPERM) : NO_ERRS, MAY_SUCCEED,
+			"demote the sleeper %d: %s", w->tid, attr_str(&a));
+	}
+	reg_del_tid(gettid_());
+	return NULL;
+}
+
+static void wait_once(void)
+{
+	struct timespec ts, rem, *rq = &ts, *rm = chance(30) ? &rem : NULL;
+	struct errs allowed = ERRS(EINTR);
+	int r = rnd(100), how = MAY_SUCCEED, err;
+	uint64_t t0 = now_ns(), dt;
+	const char *what;
+
+	if (r < 35) {
+		/* EINVAL: not (or no longer) a deadline task */
+		rq = NULL;
+		allowed = ERRS(EINVAL, EINTR);
+		what = "the next period";
+	} else if (r < 75) {
+		ts = ns_to_ts(t0 + rnd(20 * MSEC));
+		what = "an absolute time";
+	} else if (r < 87) {
+		ts = ns_to_ts(t0 - rnd(10 * MSEC));
+		what = "a time in the past";
+	} else if (r < 94) {
+		ts = ns_to_ts(t0);
+		if (chance(50))
+			ts.tv_nsec = SEC + rnd(1000);
+		else
+			ts.tv_sec = -1;
+		allowed = ERRS(EINVAL);
+		how = MUST_FAIL;
+		what = "an invalid timespec";
+	} else {
+		rq = (struct timespec *)16;
+		allowed = ERRS(EFAULT);
+		how = MUST_FAIL;
+		what = "a bad pointer";
+	}
+	err = sched_wait_interval(rq, rm) ? errno : 0;
+	dt = now_ns() - t0;
+	account(OP_WAIT, err, allowed, how, "until %s, policy now %d", what, sched_getscheduler(0));
+	if (dt > WAIT_LONG_NS) {
+		inc(&sh->ev[EV_LONG_WAIT]);
+		note("unexpected: [%s] sched_wait_interval until %s slept %.0f ms", kind_name(), what,
+		     ms(dt));
+	}
+}
+
+static void episode_wait(uint64_t end)
+{
+	struct waiter w = { .sleeper = pthread_self(), .tid = gettid_(), .end = end };
+	pthread_t th;
+	int ret;
+
+	ret = pthread_create(&th, NULL, demoter, &w);
+	account(OP_THREAD, ret, ERRS(EAGAIN), MAY_SUCCEED, "demoter thread");
+	while (!ending(end)) {
+		if (chance(25))
+			dl_enter_random(0, 0);
+		spin_us(rnd(600));
+		wait_once();
+	}
+	__atomic_store_n(&w.done, 1, __ATOMIC_RELAXED);
+	if (!ret)
+		pthread_join(th, NULL);
+}
+
+/* ---- Episodes: fork and exit ---- */
+
+enum kid_variant {
+	KID_EXIT, KID_DL_EXIT, KID_DL_FORK, KID_DL_THREADS, KID_DL_KILLED, KID_DL_EXEC, KID_DL_WAIT,
+	KID_VARIANTS
+};
+
+static const char *const kid_names[KID_VARIANTS] = {
+	[KID_EXIT] = "exits at once",
+	[KID_DL_EXIT] = "exits while deadline",
+	[KID_DL_FORK] = "forks while deadline",
+	[KID_DL_THREADS] = "deadline threads exit",
+	[KID_DL_KILLED] = "killed while deadline",
+	[KID_DL_EXEC] = "execs while deadline",
+	[KID_DL_WAIT] = "waits for its next period",
+};
+
+struct kid {
+	pid_t pid;
+	int variant;
+	bool killed;
+	uint64_t kill_at;
+};
+
+static void *dl_thread(void *arg)
+{
+	pthread_t th;
+	int ret;
+
+	thread_enter();
+	dl_enter_random(0, 0);
+	spin_us(rnd(500));
+	if (arg) {
+		/* A deadline thread's clone: EAGAIN unless reset-on-fork. */
+		ret = pthread_create(&th, NULL, dl_thread, NULL);
+		account(OP_THREAD, ret, ERRS(EAGAIN), MAY_SUCCEED, "thread of a deadline thread");
+		if (!ret)
+			pthread_join(th, NULL);
+	}
+	reg_del_tid(gettid_());
+	return NULL;
+}
+
+static void kid_run(int variant)
+{
+	pthread_t th[2];
+	int i, ret, status;
+	pid_t pid;
+
+	rng_seed(opt.seed ^ ((uint64_t)getpid() << 24) ^ now_ns());
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	reg_add(getpid(), getpid());
+	switch (variant) {
+	case KID_EXIT:
+		break;
+	case KID_DL_EXIT:
+		dl_enter_random(0, 0);
+		spin_us(rnd(500));
+		break;
+	case KID_DL_FORK:
+		dl_enter_random(0, chance(50) ? SCHED_FLAG_RESET_ON_FORK : 0);
+		pid = fork();
+		/* EAGAIN: a deadline task without reset-on-fork may not fork */
+		account(OP_FORK, pid < 0 ? errno : 0, ERRS(EAGAIN), MAY_SUCCEED, "fork of a deadline task");
+		if (!pid) {
+			if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_DEADLINE) {
+				inc(&sh->ev[EV_DL_CHILD]);
+				note("unexpected: [%s] a forked child is SCHED_DEADLINE", kind_name());
+			}
+			_exit(0);
+		}
+		while (pid > 0 && reap(pid, &status, true) < 0 && errno == EINTR)
+			;
+		break;
+	case KID_DL_THREADS:
+		for (i = 0; i < 2; i++) {
+			ret = pthread_create(&th[i], NULL, dl_thread, i ? NULL : th);
+			account(OP_THREAD, ret, ERRS(EAGAIN), MAY_SUCCEED, "deadline thread");
+			if (ret)
+				th[i] = 0;
+		}
+		for (i = 0; i < 2; i++)
+			if (th[i])
+				pthread_join(th[i], NULL);
+		break;
+	case KID_DL_KILLED:
+		dl_enter_random(0, 0);
+		for (i = 0; i < 1000; i++) {
+			spin_us(100);
+			usleep(1000);
+		}
+		break;
+	case KID_DL_EXEC:
+		dl_enter_random(0, 0);
+		/* /bin/true knows no SIGXCPU handler: keep it ignored. */
+		signal(SIGXCPU, SIG_IGN);
+		execl("/bin/true", "true", (char *)NULL);
+		break;
+	default:
+		dl_enter_random(0, 0);
+		ret = sched_wait_interval(NULL, NULL) ? errno : 0;
+		account(OP_WAIT, ret, ERRS(EINVAL, EINTR), MAY_SUCCEED, "next period, then exit");
+		break;
+	}
+	_exit(0);
+}
+
+static void kid_reaped(struct kid *k, int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		k->pid = 0;
+		return;
+	}
+	if (k->killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		inc(&sh->ev[EV_KIDS_KILLED]);
+		k->pid = 0;
+		return;
+	}
+	inc(&sh->ev[EV_BAD_EXIT]);
+	note("unexpected: [%s] a child that %s %s", kind_name(), kid_names[k->variant],
+	     status_str(status));
+	k->pid = 0;
+}
+
+static void kids_reap(struct kid *kids, bool block)
+{
+	int i, status;
+	pid_t r;
+
+	for (i = 0; i < FORK_LIVE; i++) {
+		if (kids[i].pid <= 0)
+			continue;
+		do
+			r = reap(kids[i].pid, &status, block);
+		while (r < 0 && errno == EINTR);
+		if (r == kids[i].pid)
+			kid_reaped(&kids[i], status);
+	}
+}
+
+static void episode_fork(uint64_t end)
+{
+	struct kid kids[FORK_LIVE];
+	int i, err;
+	pid_t pid;
+
+	memset(kids, 0, sizeof(kids));
+	while (!ending(end)) {
+		kids_reap(kids, false);
+		for (i = 0; i < FORK_LIVE; i++) {
+			if (kids[i].pid > 0 && kids[i].kill_at && !kids[i].killed &&
+			    now_ns() >= kids[i].kill_at) {
+				kill(kids[i].pid, SIGKILL);
+				kids[i].killed = true;
+			}
+		}
+		for (i = 0; i < FORK_LIVE && kids[i].pid > 0; i++)
+			;
+		if (i < FORK_LIVE) {
+			int v = rnd(KID_VARIANTS);
+
+			pid = fork();
+			err = pid < 0 ? errno : 0;
+			/* EAGAIN: another worker made this process SCHED_DEADLINE */
+			account(OP_FORK, err, ERRS(EAGAIN), MAY_SUCCEED, "child that %s", kid_names[v]);
+			if (!pid)
+				kid_run(v);
+			if (pid > 0) {
+				kids[i] = (struct kid){ .pid = pid, .variant = v };
+				if (v == KID_DL_KILLED || chance(10))
+					kids[i].kill_at = now_ns() + rnd(30 * MSEC);
+			}
+		}
+		usleep(rnd(2000));
+	}
+	for (i = 0; i < FORK_LIVE; i++) {
+		if (kids[i].pid > 0) {
+			kill(kids[i].pid, SIGKILL);
+			kids[i].killed = true;
+		}
+	}
+	kids_reap(kids, true);
+}
+
+/* ---- cgroups ---- */
+
+/* @file of group @grp of the run's subtree ("" is its top). */
+static const char *cgp(const char *grp, const char *file)
+{
+	static __thread char buf[4][512];
+	static __thread int slot;
+	char *p = buf[slot++ % 4];
+
+	snprintf(p, sizeof(buf[0]), "%s%s%s%s%s", cg_top, *grp ? "/" : "", grp, file ? "/" : "",
+		 file ? file : "");
+	return p;
+}
+
+static const char *threads_file(void)
+{
+	return opt.v1 ? "tasks" : "cgroup.threads";
+}
+
+/*
+ * The groups. Static ones are made at setup: home (where the workers
+ * start, no reservation), res and deleg (reserved), thr (v2: a threaded
+ * domain; thr/t* are threaded), deleg/sub (delegated to nobody) and nres
+ * (delegated to nobody, with no reserved ancestor). The root cgroup
+ * worker creates and removes the dynamic ones; nobody its own below
+ * deleg/sub and nres.
+ */
+#define S_DYN 1		/* made and removed by the cgroup worker */
+#define S_THREADED 2	/* v2: cgroup.type threaded */
+#define S_NOMOVE 4	/* no moves into it */
+
+static const struct slot {
+	const char *path;
+	unsigned int flags;
+} root_slots[] = {
+	{ "home", 0 }, { "res", 0 }, { "res/r0", S_DYN }, { "res/r1", S_DYN },
+	{ "res/r0/s0", S_DYN }, { "d0", S_DYN }, { "d1", S_DYN }, { "d0/e0", S_DYN },
+	{ "d1/e0", S_DYN }, { "d1/e0/f0", S_DYN }, { "thr", 0 }, { "thr/t0", S_THREADED },
+	{ "thr/t1", S_DYN | S_THREADED }, { "thr/t2", S_DYN | S_THREADED }, { "deleg", S_NOMOVE },
+};
+
+#define N_ROOT_SLOTS (sizeof(root_slots) / sizeof(root_slots[0]))
+
+static const char *const user_slots[] = {
+	"deleg/sub/x0", "deleg/sub/x1", "deleg/sub/x0/z0", "nres/y0", "nres/y1", "nres/y0/z0",
+};
+
+/* Where nobody moves its own processes. */
+static const char *const user_homes[] = {
+	"deleg/sub/home", "deleg/sub/x0", "deleg/sub/x1", "deleg/sub/x0/z0",
+};
+
+static const char *const bad_numbers[] = {
+	"-2", "abc", "2147483648", "99999999999999999999", "12x", "0x10", "1.5", "--1",
+};
+
+/* Groups below nres draw from the pool: nobody may not reserve there. */
+static bool pool_drawn(const char *grp)
+{
+	return !strncmp(grp, "nres/", 5);
+}
+
+static void parent_of(const char *grp, char *out, size_t len)
+{
+	char *slash;
+
+	snprintf(out, len, "%s", grp);
+	slash = strrchr(out, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		out[0] = '\0';
+}
+
+static void cg_mkdir(const char *grp, bool threaded)
+{
+	char parent[128];
+	int err;
+
+	parent_of(grp, parent, sizeof(parent));
+	if (!opt.v1 && chance(70)) {
+		/* EBUSY: the parent holds processes (no internal processes in v2) */
+		err = -write_str(cgp(parent, "cgroup.subtree_control"), "+cpu");
+		account(OP_SUBTREE, err, ERRS(EBUSY, ENOENT, ENODEV, EINVAL, EOPNOTSUPP), MAY_SUCCEED,
+			"+cpu in %s", *parent ? parent : "top");
+	}
+	err = mkdir(cgp(grp, NULL), 0755) ? errno : 0;
+	/* ENOENT, ENODEV: the parent was just removed */
+	account(OP_MKDIR, err, ERRS(EEXIST, ENOENT, ENODEV), MAY_SUCCEED, "%s", grp);
+	if (!err && threaded && !opt.v1) {
+		err = -write_str(cgp(grp, "cgroup.type"), "threaded");
+		account(OP_TYPE, err, ERRS(EOPNOTSUPP, EBUSY, ENOENT, ENODEV, EINVAL), MAY_SUCCEED,
+			"%s threaded", grp);
+	}
+}
+
+static void cg_rmdir(const char *grp)
+{
+	int err = rmdir(cgp(grp, NULL)) ? errno : 0;
+
+	account(OP_RMDIR, err, ERRS(EBUSY, ENOENT, ENOTEMPTY), MAY_SUCCEED, "%s", grp);
+}
+
+static void cg_subtree_random(const char *grp)
+{
+	const char *v = chance(60) ? "+cpu" : "-cpu";
+	int err;
+
+	if (opt.v1)
+		return;
+	err = -write_str(cgp(grp, "cgroup.subtree_control"), v);
+	account(OP_SUBTREE, err, ERRS(EBUSY, ENOENT, ENODEV, EINVAL, EOPNOTSUPP), MAY_SUCCEED,
+		"%s in %s", v, grp);
+}
+
+/*
+ * A write of cpu.dl_runtime_us. EBUSY: does not fit the nearest reserved
+ * ancestor or the pool, or holds less than is allocated inside; EINVAL:
+ * the runtime exceeds the group's period (some periods written are 10 ms).
+ * nobody: EPERM without a reserved ancestor, and always below nres.
+ */
+static void cg_runtime_random(const char *grp)
+{
+	bool user_pool = as_user && pool_drawn(grp);
+	struct errs allowed;
+	int r = rnd(100), err, how = MAY_SUCCEED;
+	const char *v;
+	char val[32];
+
+	if (r < 15) {
+		v = "-1";
+		allowed = ERRS(EBUSY, ENOENT, ENODEV);
+	} else if (r < 85) {
+		if (r < 22)
+			v = "0";
+		else if (r < 80)
+			snprintf(val, sizeof(val), "%llu",
+				 (unsigned long long)rnd_range(200, as_user ? 12000 : 25000));
+		else
+			snprintf(val, sizeof(val), "%llu", (unsigned long long)rnd_range(25000, 200000));
+		if (r >= 22)
+			v = val;
+		if (user_pool) {
+			allowed = ERRS(EPERM, EINVAL, ENOENT, ENODEV);
+			how = MUST_FAIL;
+		} else if (as_user) {
+			allowed = ERRS(EBUSY, EINVAL, EPERM, ENOENT, ENODEV);
+		} else {
+			allowed = ERRS(EBUSY, EINVAL, ENOENT, ENODEV);
+		}
+	} else {
+		v = PICK(bad_numbers);
+		allowed = ERRS(EINVAL, ENOENT, ENODEV);
+		how = MUST_FAIL;
+	}
+	err = -write_str(cgp(grp, "cpu.dl_runtime_us"), v);
+	account(OP_RUNTIME, err, allowed, how, "'%s' in %s", v, grp);
+}
+
+static void cg_period_random(const char *grp)
+{
+	static const char *const bad[] = { "0", "-1", "abc", "2147483648", "1x" };
+	struct errs allowed;
+	int err, how = MAY_SUCCEED;
+	const char *v;
+	char val[32];
+
+	if (chance(80)) {
+		snprintf(val, sizeof(val), "%llu", (unsigned long long)rnd_range(10000, 2000000));
+		v = val;
+		if (as_user)
+			allowed = ERRS(EBUSY, EINVAL, EPERM, ENOENT, ENODEV);
+		else
+			allowed = ERRS(EBUSY, EINVAL, ENOENT, ENODEV);
+	} else {
+		v = PICK(bad);
+		allowed = ERRS(EINVAL, ENOENT, ENODEV);
+		how = MUST_FAIL;
+	}
+	err = -write_str(cgp(grp, "cpu.dl_period_us"), v);
+	account(OP_PERIOD, err, allowed, how, "'%s' in %s", v, grp);
+}
+
+static void cg_read_total(const char *grp)
+{
+	unsigned long long bw;
+	int err = -read_u64(cgp(grp, "cpu.dl_total_bw"), &bw);
+
+	account(OP_GROUP_READ, err, ERRS(ENOENT, ENODEV), MAY_SUCCEED, "%s", grp);
+	if (!err && bw > TOTAL_PLAUSIBLE) {
+		inc(&sh->ev[EV_BAD_TOTAL]);
+		note("unexpected: [%s] %s/cpu.dl_total_bw reads %llu", kind_name(), grp, bw);
+	}
+}
+
+/* EBUSY: a deadline task that does not fit, or v2's no-internal-process rule. */
+#define MOVE_ERRS ERRS(EBUSY, ESRCH, ENOENT, ENODEV, EOPNOTSUPP, EINVAL)
+
+static const struct slot *movable_slot(void)
+{
+	const struct slot *s;
+
+	if (chance(35))
+		return &root_slots[0];
+	do
+		s = &root_slots[rnd(N_ROOT_SLOTS)];
+	while (s->flags & S_NOMOVE);
+	return s;
+}
+
+static void cg_move_proc(void)
+{
+	const struct slot *s = movable_slot();
+	int tid, tgid, err;
+
+	if (!reg_pick(&tid, &tgid, true) || !reg_has(tgid))
+		return;
+	err = -write_ll(cgp(s->path, "cgroup.procs"), tgid);
+	account(OP_PROCS, err, MOVE_ERRS, MAY_SUCCEED, "process %d to %s", tgid, s->path);
+}
+
+static void cg_move_thread(void)
+{
+	/* v2: threads move within thr's threaded subtree only (else EOPNOTSUPP) */
+	static const char *const v2_targets[] = { "thr", "thr/t0", "thr/t1", "thr/t2" };
+	const char *grp = opt.v1 ? movable_slot()->path : PICK(v2_targets);
+	int tid, tgid, err;
+
+	if (!reg_pick(&tid, &tgid, false) || !reg_has(tid))
+		return;
+	err = -write_ll(cgp(grp, threads_file()), tid);
+	account(OP_THREADS, err, MOVE_ERRS, MAY_SUCCEED, "thread %d of %d to %s", tid, tgid, grp);
+}
+
+static void episode_cgroup(uint64_t end)
+{
+	const struct slot *s;
+	int r;
+
+	while (!ending(end)) {
+		r = rnd(100);
+		do
+			s = &root_slots[rnd(N_ROOT_SLOTS)];
+		while (r < 20 && !(s->flags & S_DYN));
+		if (r < 10)
+			cg_mkdir(s->path, s->flags & S_THREADED);
+		else if (r < 18)
+			cg_rmdir(s->path);
+		else if (r < 20)
+			cg_subtree_random(s->path);
+		else if (r < 38)
+			cg_runtime_random(s->path);
+		else if (r < 45)
+			cg_period_random(s->path);
+		else if (r < 68)
+			cg_move_proc();
+		else if (r < 85)
+			cg_move_thread();
+		else
+			cg_read_total(s->path);
+		usleep(rnd(3000));
+	}
+}
+
+/* nobody's deadline processes, moved around deleg/sub by the episode. */
+static void helper_run(uint64_t end)
+{
+	struct sched_attr a;
+	int i;
+
+	rng_seed(opt.seed ^ ((uint64_t)getpid() << 24) ^ now_ns());
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* 1 % to 3 % of a CPU every 10 ms: fits deleg's 1 % of each CPU. */
+	a = dl_attr(rnd_range(100, 300) * USEC, 10 * MSEC, 10 * MSEC);
+	a.sched_flags = random_dl_flags() & ~SCHED_FLAG_RECLAIM;
+	for (i = 0; i < 10 && sched_setattr(0, &a, 0); i++)
+		usleep(5000);
+	while (now_ns() < end + 2 * SEC && !__atomic_load_n(&sh->stop, __ATOMIC_RELAXED)) {
+		spin_us(rnd(300));
+		usleep(rnd(3000));
+	}
+	_exit(0);
+}
+
+/* Writes only root may make: they must fail (EACCES at open, or EPERM). */
+static void denied_random(void)
+{
+	const char *path, *val = "-1";
+	char pid[16], cpu[64];
+	int err;
+
+	switch (rnd(5)) {
+	case 0:
+		path = SYS_DL_RUNTIME;
+		val = "50000";
+		break;
+	case 1:
+		path = SYS_DL_TOTAL;
+		val = "0";
+		break;
+	case 2:
+		if (!hp_count)
+			return;
+		snprintf(cpu, sizeof(cpu), "/sys/devices/system/cpu/cpu%d/online", hp_cpus[rnd(hp_count)]);
+		path = cpu;
+		val = "1";
+		break;
+	case 3:
+		path = cgp("res", "cpu.dl_runtime_us");
+		break;
+	default:
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		path = cgp("home", "cgroup.procs");
+		val = pid;
+		break;
+	}
+	err = -write_str(path, val);
+	account(OP_DENIED, err, ERRS(EACCES, EPERM), MUST_FAIL, "'%s' to %s", val, path);
+}
+
+static void episode_cgroup_user(uint64_t end)
+{
+	pid_t helpers[2];
+	int i, r, err, status;
+	const char *grp;
+
+	for (i = 0; i < 2; i++) {
+		helpers[i] = fork();
+		account(OP_FORK, helpers[i] < 0 ? errno : 0, NO_ERRS, MAY_SUCCEED, "deadline helper");
+		if (!helpers[i])
+			helper_run(end);
+	}
+	while (!ending(end)) {
+		r = rnd(100);
+		grp = PICK(user_slots);
+		if (r < 12) {
+			cg_mkdir(grp, false);
+		} else if (r < 22) {
+			cg_rmdir(grp);
+		} else if (r < 40) {
+			cg_runtime_random(grp);
+		} else if (r < 48) {
+			cg_period_random(grp);
+		} else if (r < 72) {
+			pid_t pid = helpers[rnd(2)];
+
+			grp = PICK(user_homes);
+			if (pid <= 0)
+				continue;
+			err = -write_ll(cgp(grp, "cgroup.procs"), pid);
+			account(OP_PROCS, err, MOVE_ERRS, MAY_SUCCEED, "own process %d to %s", pid, grp);
+		} else if (r < 84) {
+			denied_random();
+		} else {
+			cg_read_total(grp);
+		}
+		usleep(rnd(3000));
+	}
+	for (i = 0; i < 2; i++) {
+		if (helpers[i] <= 0)
+			continue;
+		kill(helpers[i], SIGKILL);
+		while (reap(helpers[i], &status, true) < 0 && errno == EINTR)
+			;
+	}
+}
+
+/* ---- sysctls ---- */
+
+static bool restore_sysctls(int tries)
+{
+	long long dr = -2, dp = -2, rr = -2, rp = -2;
+	int i;
+
+	/*
+	 * Each write is checked against the others (rt + dl <= 100 %) and
+	 * against what is allocated (EBUSY until dead tasks' 0-lag time):
+	 * go round until all four are back.
+	 */
+	for (i = 0; i < tries; i++) {
+		write_ll(SYS_DL_PERIOD, saved.dl_period);
+		write_ll(SYS_DL_RUNTIME, saved.dl_runtime);
+		write_ll(SYS_RT_PERIOD, saved.rt_period);
+		write_ll(SYS_RT_RUNTIME, saved.rt_runtime);
+		write_ll(SYS_DL_RUNTIME, saved.dl_runtime);
+		write_ll(SYS_DL_PERIOD, saved.dl_period);
+		if (!read_ll(SYS_DL_RUNTIME, &dr) && !read_ll(SYS_DL_PERIOD, &dp) &&
+		    !read_ll(SYS_RT_RUNTIME, &rr) && !read_ll(SYS_RT_PERIOD, &rp) &&
+		    dr == saved.dl_runtime && dp == saved.dl_period && rr == saved.rt_runtime &&
+		    rp == saved.rt_period)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+static void sysctl_write(enum op op, const char *path, const char *val, bool valid)
+{
+	int err = -write_str(path, val);
+
+	/* EINVAL for valid numbers: runtime > period, or rt + dl above 100 % */
+	account(op, err, valid ? ERRS(EINVAL, EBUSY) : ERRS(EINVAL), valid ? MAY_SUCCEED : MUST_FAIL,
+		"'%s'", val);
+}
+
+static void episode_sysctl(uint64_t end)
+{
+	static const char *const bad[] = { "-2", "abc", "12x", "2147483648", "99999999999999999999" };
+	static const char *const rt_runtimes[] = { "950000", "900000", "940000", "960000" };
+	static const char *const rt_periods[] = { "1000000", "1100000", "900000" };
+	unsigned long long bw;
+	char val[32];
+	int r, v, err;
+
+	while (!ending(end)) {
+		usleep(rnd_range(2000, 30000));
+		r = rnd(100);
+		v = rnd(100);
+		if (r < 35) {
+			if (v < 85) {
+				if (v < 50)
+					snprintf(val, sizeof(val), "%llu", (unsigned long long)rnd_range(20000, 80000));
+				else if (v < 62)
+					snprintf(val, sizeof(val), "%lld", saved.dl_runtime);
+				else if (v < 67)
+					snprintf(val, sizeof(val), "0");
+				else if (v < 70)
+					snprintf(val, sizeof(val), "-1");	/* admission off, briefly */
+				else
+					snprintf(val, sizeof(val), "%llu", (unsigned long long)rnd_range(80000, 1100000));
+				sysctl_write(OP_SYS_DL_RUNTIME, SYS_DL_RUNTIME, val, true);
+			} else {
+				sysctl_write(OP_SYS_DL_RUNTIME, SYS_DL_RUNTIME, PICK(bad), false);
+			}
+		} else if (r < 50) {
+			if (v < 80) {
+				snprintf(val, sizeof(val), "%llu", v < 40 ? (unsigned long long)saved.dl_period :
+					 (unsigned long long)rnd_range(500000, 2000000));
+				sysctl_write(OP_SYS_DL_PERIOD, SYS_DL_PERIOD, val, true);
+			} else {
+				sysctl_write(OP_SYS_DL_PERIOD, SYS_DL_PERIOD, v < 90 ? "0" : PICK(bad), false);
+			}
+		} else if (r < 62) {
+			if (v < 85)
+				sysctl_write(OP_SYS_RT_RUNTIME, SYS_RT_RUNTIME, v < 3 ? "-1" : PICK(rt_runtimes),
+					     true);
+			else
+				sysctl_write(OP_SYS_RT_RUNTIME, SYS_RT_RUNTIME, v < 92 ? "-2" : "abc", false);
+		} else if (r < 67) {
+			if (v < 85)
+				sysctl_write(OP_SYS_RT_PERIOD, SYS_RT_PERIOD, PICK(rt_periods), true);
+			else
+				sysctl_write(OP_SYS_RT_PERIOD, SYS_RT_PERIOD, v < 92 ? "0" : "abc", false);
+		} else if (r < 82) {
+			if (v < 80) {
+				/* EINVAL: the CPU is offline */
+				snprintf(val, sizeof(val), "%d", (int)rnd(ncpus + 1));
+				sysctl_write(OP_SYS_SELECT, SYS_DL_TOTAL, val, true);
+			} else {
+				static const char *const bad_cpus[] = { "-1", "4096", "x" };
+
+				sysctl_write(OP_SYS_SELECT, SYS_DL_TOTAL, PICK(bad_cpus), false);
+			}
+		} else {
+			err = -read_u64(SYS_DL_TOTAL, &bw);
+			account(OP_SYS_READ, err, NO_ERRS, MAY_SUCCEED, "read");
+			if (!err && bw > TOTAL_PLAUSIBLE) {
+				inc(&sh->ev[EV_BAD_TOTAL]);
+				note("unexpected: [%s] sched_dl_total_bw reads %llu", kind_name(), bw);
+			}
+		}
+	}
+	/* Most of the run near the defaults; the final restore is the supervisor's. */
+	restore_sysctls(50);
+}
+
+/* ---- CPU hotplug ---- */
+
+static const char *cpu_online_path(int cpu)
+{
+	static __thread char buf[64];
+
+	snprintf(buf, sizeof(buf), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return buf;
+}
+
+static bool cpu_online(int cpu)
+{
+	long long v = 0;
+
+	return !read_ll(cpu_online_path(cpu), &v) && v == 1;
+}
+
+static bool all_cpus_online(int tries)
+{
+	bool ok = false;
+	int i, t;
+
+	for (t = 0; t < tries && !ok; t++) {
+		if (t)
+			usleep(100000);
+		ok = true;
+		for (i = 0; i < hp_count; i++) {
+			if (cpu_online(hp_cpus[i]))
+				continue;
+			write_str(cpu_online_path(hp_cpus[i]), "1");
+			ok &= cpu_online(hp_cpus[i]);
+		}
+	}
+	return ok;
+}
+
+static void episode_hotplug(uint64_t end)
+{
+	int cpu, err, r;
+
+	while (!ending(end)) {
+		usleep(rnd_range(20, 300) * 1000);
+		cpu = hp_cpus[rnd(hp_count)];
+		r = rnd(100);
+		if (r < 8) {
+			const char *v = chance(50) ? "2" : "x";
+
+			err = -write_str(cpu_online_path(cpu), v);
+			account(OP_CPU_BAD, err, ERRS(EINVAL), MUST_FAIL, "'%s' to cpu%d", v, cpu);
+		} else if (cpu_online(cpu)) {
+			if (online_cpus() < 2)
+				continue;
+			/* EBUSY: the deadline bandwidth would not fit the CPUs left */
+			err = -write_str(cpu_online_path(cpu), "0");
+			account(OP_CPU_OFF, err, ERRS(EBUSY), MAY_SUCCEED, "cpu%d", cpu);
+		} else {
+			err = -write_str(cpu_online_path(cpu), "1");
+			account(OP_CPU_ON, err, NO_ERRS, MAY_SUCCEED, "cpu%d", cpu);
+		}
+	}
+	/* Each episode ends with every CPU back. */
+	if (!all_cpus_online(50))
+		note("[%s] CPUs still offline at the end of an episode", kind_name());
+}
+
+/* ---- Workers ---- */
+
+struct kind {
+	const char *name;
+	void (*episode)(uint64_t end);
+	bool user;		/* runs as nobody with deadline rlimits */
+	bool registered;	/* others may act on its tasks */
+	bool per_job;		/* --jobs of them */
+	const char *home;	/* the group it starts in */
+};
+
+static const struct kind kinds[] = {
+	{ .name = "setattr", .episode = episode_setattr, .registered = true, .per_job = true },
+	{ .name = "setattr-user", .episode = episode_setattr, .user = true, .registered = true,
+	  .per_job = true },
+	{ .name = "wait", .episode = episode_wait, .registered = true, .per_job = true },
+	{ .name = "wait-user", .episode = episode_wait, .user = true, .registered = true,
+	  .per_job = true },
+	{ .name = "fork", .episode = episode_fork, .registered = true, .per_job = true },
+	{ .name = "fork-user", .episode = episode_fork, .user = true, .registered = true,
+	  .per_job = true },
+	{ .name = "cgroup", .episode = episode_cgroup },
+	{ .name = "cgroup-user", .episode = episode_cgroup_user, .user = true,
+	  .home = "deleg/sub/home" },
+	{ .name = "sysctl", .episode = episode_sysctl },
+	{ .name = "hotplug", .episode = episode_hotplug },
+};
+
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+#define KIND_HOTPLUG (N_KINDS - 1)
+
+static const char *kind_name(void)
+{
+	return my_kind >= 0 ? kinds[my_kind].name : "dlstress";
+}
+
+static void episode_enter(const struct kind *k, int idx, int ep)
+{
+	static const uint64_t dldlines[] = { 500, 1000, 2000, 5000 };
+	static const uint64_t dlrtimes[] = { 500, 1000, 2000 };
+	int err;
+
+	rng_seed(opt.seed ^ ((uint64_t)(k - kinds) << 48) ^ ((uint64_t)idx << 40) ^
+		 ((uint64_t)ep << 8));
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	catch_signals();
+	if (k->user) {
+		err = drop_privileges_with_dl_limits(PICK(dldlines), PICK(dlrtimes));
+		if (err) {
+			inc(&sh->ev[EV_SETUP_FAIL]);
+			note("[%s] rlimits and nobody: %s", k->name, strerror(-err));
+			_exit(2);
+		}
+		as_user = 1;
+		/* The credential change cleared it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	}
+	if (k->registered)
+		reg_add(getpid(), getpid());
+}
+
+static void dump_tasks(pid_t pid)
+{
+	char path[64], line[256];
+	struct dirent *d;
+	DIR *dir;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stack", pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		say("  task %s kernel stack:", d->d_name);
+		for (n = 0; n < 16 && fgets(line, sizeof(line), f); n++) {
+			line[strcspn(line, "\n")] = '\0';
+			say("    %s", line);
+		}
+		fclose(f);
+	}
+	closedir(dir);
+}
+
+/* Wait for the episode @pid; kill it when it outlives its end by STUCK_NS. */
+static void watch_episode(const struct kind *k, pid_t pid, uint64_t end)
+{
+	bool killed = false;
+	int status = 0;
+	pid_t r;
+
+	for (;;) {
+		r = reap(pid, &status, false);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			note("[%s] wait for episode %d: %s", k->name, pid, strerror(errno));
+			return;
+		}
+		if (!killed && now_ns() > end + STUCK_NS) {
+			inc(&sh->ev[EV_STUCK]);
+			note("unexpected: [%s] episode %d still runs %llu s after its end: killed", k->name,
+			     pid, (unsigned long long)(STUCK_NS / SEC));
+			dump_tasks(pid);
+			kill(pid, SIGKILL);
+			killed = true;
+		}
+		usleep(10000);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return;
+	if (killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return;
+	inc(&sh->ev[EV_BAD_EXIT]);
+	note("unexpected: [%s] episode %d %s", k->name, pid, status_str(status));
+}
+
+static void worker_run(const struct kind *k, int idx)
+{
+	uint64_t now, end;
+	pid_t pid;
+	int ep, err;
+
+	my_kind = k - kinds;
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGALRM, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	rng_seed(opt.seed ^ ((uint64_t)my_kind << 32) ^ idx);
+	err = -write_ll(cgp(k->home ? k->home : "home", "cgroup.procs"), getpid());
+	if (err) {
+		inc(&sh->ev[EV_SETUP_FAIL]);
+		note("[%s] join %s: %s", k->name, k->home ? k->home : "home", strerror(err));
+	}
+	for (ep = 0; !__atomic_load_n(&sh->stop, __ATOMIC_RELAXED); ep++) {
+		now = now_ns();
+		if (now >= run_end)
+			break;
+		end = now + rnd_range(EPISODE_MIN_MS, EPISODE_MAX_MS) * MSEC;
+		if (end > run_end)
+			end = run_end;
+		pid = fork();
+		if (pid < 0) {
+			account(OP_FORK, errno, NO_ERRS, MAY_SUCCEED, "episode");
+			usleep(100000);
+			continue;
+		}
+		if (!pid) {
+			episode_enter(k, idx, ep);
+			k->episode(end);
+			_exit(0);
+		}
+		inc(&sh->episodes[my_kind]);
+		watch_episode(k, pid, end);
+	}
+	_exit(0);
+}
+
+/* ---- The kernel log ---- */
+
+static int kmsg_fd = -1;
+static int splats, kmsg_lost, trace_lines;
+
+static const char *const splat_patterns[] = {
+	"WARNING:", "BUG:", "Oops: ", "kernel BUG at", "Kernel panic", "general protection fault",
+	"KASAN", "UBSAN", "possible circular locking", "possible recursive locking",
+	"inconsistent lock state", "suspicious RCU usage", "bad unlock balance",
+	"lockdep is turned off", "blocked for more than", "possible irq lock inversion",
+	"list_add corruption", "list_del corruption", "refcount_t:",
+};
+
+static void kmsg_open(void)
+{
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg_fd < 0)
+		say("dlstress: /dev/kmsg: %s: splats are not looked for", strerror(errno));
+	else
+		lseek(kmsg_fd, 0, SEEK_END);
+}
+
+/* Read what the kernel logged since the last call; count and show splats. */
+static void kmsg_drain(void)
+{
+	char buf[8192], *msg, *nl;
+	unsigned int i;
+	int prio;
+	ssize_t n;
+
+	if (kmsg_fd < 0)
+		return;
+	for (;;) {
+		n = read(kmsg_fd, buf, sizeof(buf) - 1);
+		if (n < 0 && errno == EPIPE) {
+			/* overwritten before we read them */
+			kmsg_lost++;
+			continue;
+		}
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		msg = strchr(buf, ';');
+		if (!msg)
+			continue;
+		msg++;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+		/* facility 0: the kernel's own messages, not user space's */
+		prio = atoi(buf);
+		if (prio >> 3)
+			continue;
+		for (i = 0; i < sizeof(splat_patterns) / sizeof(splat_patterns[0]); i++)
+			if (strstr(msg, splat_patterns[i]))
+				break;
+		if (i < sizeof(splat_patterns) / sizeof(splat_patterns[0])) {
+			splats++;
+			/* the splat and the lines after it (the trace) */
+			trace_lines = 40;
+		} else if (strstr(msg, "detected stall")) {
+			/* RCU stalls: a starved vCPU under TCG, as the harness sees them */
+			say("kernel (notice): %s", msg);
+			continue;
+		}
+		if (trace_lines > 0 && splats <= 10) {
+			trace_lines--;
+			say("kernel: %s", msg);
+		}
+	}
+}
+
+/* The taints a splat leaves: B bad page, D die, W warning, L soft lockup. */
+#define SPLAT_TAINTS ((1ULL << 5) | (1ULL << 7) | (1ULL << 9) | (1ULL << 14))
+
+static unsigned long long read_taint(void)
+{
+	unsigned long long t = 0;
+
+	read_u64("/proc/sys/kernel/tainted", &t);
+	return t;
+}
+
+/* lockdep's debug_locks (0 once it reported something), -1 without lockdep. */
+static int read_debug_locks(void)
+{
+	char line[128];
+	int v = -1;
+	FILE *f = fopen("/proc/lockdep_stats", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " debug_locks: %d", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* ---- Group totals ---- */
+
+struct gtotal {
+	char path[256];
+	unsigned long long bw;
+};
+
+static struct gtotal *walk_out;
+static int walk_n, walk_cap;
+
+static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t top = strlen(cg_top);
+	char file[512];
+	unsigned long long bw;
+
+	(void)st;
+	(void)ftw;
+	if (type != FTW_D)
+		return FTW_CONTINUE;
+	/* the run's own groups are gone at the end */
+	if (!strncmp(path, cg_top, top) && (!path[top] || path[top] == '/'))
+		return FTW_SKIP_SUBTREE;
+	snprintf(file, sizeof(file), "%s/cpu.dl_total_bw", path);
+	if (read_u64(file, &bw))
+		return FTW_CONTINUE;
+	if (walk_n == walk_cap) {
+		walk_cap = walk_cap ? 2 * walk_cap : 64;
+		walk_out = realloc(walk_out, walk_cap * sizeof(*walk_out));
+		if (!walk_out)
+			return FTW_STOP;
+	}
+	snprintf(walk_out[walk_n].path, sizeof(walk_out[0].path), "%s", path + strlen(cg_mnt));
+	walk_out[walk_n++].bw = bw;
+	return FTW_CONTINUE;
+}
+
+/* cpu.dl_total_bw of every group outside the run's subtree. */
+static int group_totals(struct gtotal **out)
+{
+	walk_out = NULL;
+	walk_n = walk_cap = 0;
+	nftw(cg_mnt, walk_cb, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+	*out = walk_out;
+	return walk_n;
+}
+
+/* Groups of @start whose total differs in @end (groups gone are not counted). */
+static int totals_differ(const struct gtotal *start, int ns, const struct gtotal *end, int ne,
+			 bool print)
+{
+	int i, j, diff = 0;
+
+	for (i = 0; i < ns; i++) {
+		for (j = 0; j < ne && strcmp(start[i].path, end[j].path); j++)
+			;
+		if (j == ne || start[i].bw == end[j].bw)
+			continue;
+		diff++;
+		if (print)
+			say("  %s: cpu.dl_total_bw %llu at start, %llu at the end (%+lld)",
+			    start[i].path, start[i].bw, end[j].bw,
+			    (long long)(end[j].bw - start[i].bw));
+	}
+	return diff;
+}
+
+/*
+ * Starting values: the pool and the groups as they hold still for 1.5 s
+ * (longer than the 1 s periods of the other tests, whose dead tasks
+ * give back at their 0-lag time), or as they are after 6 s.
+ */
+static int wait_stable(unsigned long long *pool, struct gtotal **groups)
+{
+	uint64_t start = now_ns(), since = start;
+	unsigned long long p = 0;
+	struct gtotal *g = NULL;
+	int n = 0;
+
+	*groups = NULL;
+	read_u64(SYS_DL_TOTAL, pool);
+	n = group_totals(groups);
+	while (now_ns() - start < 6 * SEC && now_ns() - since < 3 * SEC / 2) {
+		usleep(100000);
+		read_u64(SYS_DL_TOTAL, &p);
+		free(g);
+		if (group_totals(&g) != n || p != *pool || totals_differ(*groups, n, g, n, false)) {
+			free(*groups);
+			*groups = g;
+			n = walk_n;
+			g = NULL;
+			*pool = p;
+			since = now_ns();
+		}
+	}
+	free(g);
+	return n;
+}
+
+/* ---- Setup and cleanup of the subtree ---- */
+
+static int chown_nobody(const char *grp, const char *const *files)
+{
+	if (chown(cgp(grp, NULL), UNPRIV_ID, UNPRIV_ID))
+		return -errno;
+	for (; *files; files++)
+		if (chown(cgp(grp, *files), UNPRIV_ID, UNPRIV_ID) && errno != ENOENT)
+			return -errno;
+	return 0;
+}
+
+#define SETUP(call, ...)						\
+	do {								\
+		int _err = (call);					\
+		if (_err) {						\
+			say("dlstress: setup: " __VA_ARGS__);		\
+			say("dlstress: setup: %s", strerror(_err < 0 ? -_err : _err)); \
+			return -1;					\
+		}							\
+	} while (0)
+
+static int setup_groups(void)
+{
+	const char *const deleg_files[] = { "cgroup.procs", "cgroup.threads", "tasks",
+					    "cgroup.subtree_control", NULL };
+	const char *const home_files[] = { "cgroup.procs", "cgroup.threads", "tasks", NULL };
+	static const char *const top_groups[] = { "home", "res", "thr", "deleg", "nres" };
+	unsigned int i;
+
+	SETUP(mkdir(cg_top, 0755) ? errno : 0, "mkdir %s", cg_top);
+	if (!opt.v1)
+		SETUP(-write_str(cgp("", "cgroup.subtree_control"), "+cpu"), "+cpu in %s", cg_top);
+	for (i = 0; i < sizeof(top_groups) / sizeof(top_groups[0]); i++)
+		SETUP(mkdir(cgp(top_groups[i], NULL), 0755) ? errno : 0, "mkdir %s", top_groups[i]);
+	if (access(cgp("res", "cpu.dl_runtime_us"), F_OK)) {
+		say("dlstress: setup: no %s: a kernel without CONFIG_DEADLINE_GROUP_SCHED?",
+		    cgp("res", "cpu.dl_runtime_us"));
+		return -1;
+	}
+	/* 1 % of each CPU each, of the default pool's 5 %. */
+	SETUP(-write_str(cgp("res", "cpu.dl_runtime_us"), "10000"), "reserve res");
+	SETUP(-write_str(cgp("deleg", "cpu.dl_runtime_us"), "10000"), "reserve deleg");
+	if (!opt.v1) {
+		SETUP(-write_str(cgp("thr", "cgroup.subtree_control"), "+cpu"), "+cpu in thr");
+		SETUP(mkdir(cgp("thr/t0", NULL), 0755) ? errno : 0, "mkdir thr/t0");
+		SETUP(-write_str(cgp("thr/t0", "cgroup.type"), "threaded"), "thr/t0 threaded");
+		SETUP(-write_str(cgp("deleg", "cgroup.subtree_control"), "+cpu"), "+cpu in deleg");
+		SETUP(-write_str(cgp("nres", "cgroup.subtree_control"), "+cpu"), "+cpu in nres");
+	}
+	SETUP(mkdir(cgp("deleg/sub", NULL), 0755) ? errno : 0, "mkdir deleg/sub");
+	if (!opt.v1)
+		SETUP(-write_str(cgp("deleg/sub", "cgroup.subtree_control"), "+cpu"),
+		      "+cpu in deleg/sub");
+	SETUP(mkdir(cgp("deleg/sub/home", NULL), 0755) ? errno : 0, "mkdir deleg/sub/home");
+	/* Delegated as systemd does: the directory and the files that move tasks. */
+	SETUP(chown_nobody("deleg/sub", deleg_files), "chown deleg/sub");
+	SETUP(chown_nobody("deleg/sub/home", home_files), "chown deleg/sub/home");
+	SETUP(chown_nobody("nres", deleg_files), "chown nres");
+	return 0;
+}
+
+static int strays;
+
+/* Move whatever is left in @dir's tasks back to where dlstress started. */
+static void move_strays(const char *dir)
+{
+	char path[600], line[32], status[64], buf[256];
+	long long tgid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, threads_file());
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int tid = atoi(line);
+		FILE *s;
+
+		snprintf(status, sizeof(status), "/proc/%d/status", tid);
+		s = fopen(status, "re");
+		tgid = tid;
+		buf[0] = '\0';
+		while (s && fgets(buf, sizeof(buf), s))
+			if (sscanf(buf, "Tgid: %lld", &tgid) == 1)
+				break;
+		if (s)
+			fclose(s);
+		strays++;
+		say("dlstress: task %d (process %lld) left in %s: moved back", tid, tgid, dir);
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cg_start);
+		write_ll(path, tgid);
+	}
+	fclose(f);
+}
+
+static int rm_failed;
+
+static int rm_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP && rmdir(path) && errno != ENOENT)
+		rm_failed++;
+	return FTW_CONTINUE;
+}
+
+static int stray_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_D)
+		move_strays(path);
+	return FTW_CONTINUE;
+}
+
+/* Remove the subtree, deepest first; true when it is gone. */
+static bool remove_groups(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		rm_failed = 0;
+		nftw(cg_top, rm_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_ACTIONRETVAL);
+		if (access(cg_top, F_OK) && errno == ENOENT)
+			return true;
+		/* After a second: tasks that are not the run's (a pid reused under a move). */
+		if (i == 10)
+			nftw(cg_top, stray_cb, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+		usleep(100000);
+	}
+	return false;
+}
+
+/* Where this process is, in the hierarchy used (for strays). */
+static void find_start_cgroup(void)
+{
+	char line[512], *path = NULL;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	snprintf(cg_start, sizeof(cg_start), "%s", cg_mnt);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *ctrl = strchr(line, ':'), *p = ctrl ? strchr(ctrl + 1, ':') : NULL, *c;
+
+		if (!p)
+			continue;
+		*p++ = '\0';
+		p[strcspn(p, "\n")] = '\0';
+		ctrl++;
+		if (!opt.v1 && !*ctrl) {
+			path = p;
+			break;
+		}
+		for (c = strtok(ctrl, ","); opt.v1 && c; c = strtok(NULL, ","))
+			if (!strcmp(c, "cpu"))
+				path = p;
+		if (path)
+			break;
+	}
+	if (path && strcmp(path, "/"))
+		snprintf(cg_start, sizeof(cg_start), "%s%s", cg_mnt, path);
+	fclose(f);
+}
+
+/* ---- The supervisor ---- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	interrupted = sig;
+}
+
+static pid_t workers[256];
+static int worker_kind[256], n_workers, workers_alive;
+static int early_exits, unkillable;
+
+static void reap_children(void)
+{
+	int i, status;
+	pid_t r;
+
+	while ((r = reap(-1, &status, false)) > 0) {
+		for (i = 0; i < n_workers && workers[i] != r; i++)
+			;
+		if (i == n_workers) {
+			/* an orphan: its parent (an episode) was killed */
+			inc(&sh->ev[EV_ORPHANS]);
+			if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
+				inc(&sh->ev[EV_BAD_EXIT]);
+				note("unexpected: orphan %d %s", r, status_str(status));
+			}
+			continue;
+		}
+		workers[i] = 0;
+		workers_alive--;
+		if (!__atomic_load_n(&sh->stop, __ATOMIC_RELAXED) && now_ns() < run_end) {
+			early_exits++;
+			say("dlstress: worker %s ended early: %s", kinds[worker_kind[i]].name,
+			    status_str(status));
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
+				early_exits++;
+				say("dlstress: worker %s %s", kinds[worker_kind[i]].name,
+				    status_str(status));
+			}
+		}
+	}
+}
+
+static uint64_t total_calls(uint64_t *unexpected)
+{
+	uint64_t calls = 0, bad = 0;
+	int op, u;
+
+	for (op = 0; op < OP_COUNT; op++) {
+		for (u = 0; u < 2; u++) {
+			calls += get(&sh->ops[op][u].calls);
+			bad += get(&sh->ops[op][u].bad_err) + get(&sh->ops[op][u].bad_ok);
+		}
+	}
+	if (unexpected)
+		*unexpected = bad;
+	return calls;
+}
+
+static void print_table(void)
+{
+	char errs[1024];
+	int op, u, e, len;
+
+	say("%-26s %-6s %9s %9s %5s  %s", "operation", "as", "calls", "ok", "unexp", "errors");
+	for (op = 0; op < OP_COUNT; op++) {
+		for (u = 0; u < 2; u++) {
+			struct op_stat *s = &sh->ops[op][u];
+
+			if (!s->calls)
+				continue;
+			errs[0] = '\0';
+			len = 0;
+			for (e = 0; e < ERRNO_MAX && len < (int)sizeof(errs) - 40; e++) {
+				if (!s->err[e])
+					continue;
+				len += snprintf(errs + len, sizeof(errs) - len, "%s%s %llu", len ? ", " : "",
+						e ? errname(e) : "other", (unsigned long long)s->err[e]);
+			}
+			say("%-26s %-6s %9llu %9llu %5llu  %s", op_names[op], u ? "nobody" : "root",
+			    (unsigned long long)s->calls, (unsigned long long)s->ok,
+			    (unsigned long long)(s->bad_err + s->bad_ok), errs);
+		}
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: dlstress [--seconds N] [--seed S] [--cgroup v1|v2] [--jobs N] [--no-hotplug]\n"
+		"  --seconds N   run for N seconds (default 60)\n"
+		"  --seed S      random seed (default: from the clock; printed)\n"
+		"  --cgroup H    the hierarchy: v2 or v1 (default: $DLSCHED_CGROUP, else what is mounted)\n"
+		"  --jobs N      N workers of each setattr, wait and fork kind (default 1)\n"
+		"  --no-hotplug  leave the CPUs online\n");
+}
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "no-hotplug", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cg = getenv("DLSCHED_CGROUP");
+	bool seeded = false;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			opt.seconds = strtol(optarg, &end, 10);
+			if (*end || opt.seconds <= 0 || opt.seconds > 86400) {
+				fprintf(stderr, "dlstress: --seconds takes 1 to 86400, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'r':
+			opt.seed = strtoull(optarg, &end, 0);
+			if (*end || !*optarg) {
+				fprintf(stderr, "dlstress: --seed takes a number, not '%s'\n", optarg);
+				return -1;
+			}
+			seeded = true;
+			break;
+		case 'c':
+			cg = optarg;
+			if (strcmp(cg, "v1") && strcmp(cg, "v2")) {
+				fprintf(stderr, "dlstress: --cgroup takes v1 or v2, not '%s'\n", cg);
+				return -1;
+			}
+			break;
+		case 'j':
+			opt.jobs = strtol(optarg, &end, 10);
+			if (*end || opt.jobs < 1 || opt.jobs > 16) {
+				fprintf(stderr, "dlstress: --jobs takes 1 to 16, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'n':
+			opt.hotplug = false;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return -1;
+	}
+	if (!seeded)
+		opt.seed = now_ns() ^ ((uint64_t)getpid() << 32);
+	if (cg && *cg) {
+		opt.v1 = !strcmp(cg, "v1");
+	} else {
+		struct stat st;
+
+		opt.v1 = stat("/sys/fs/cgroup/cgroup.controllers", &st) != 0;
+	}
+	return 0;
+}
+
+static void find_hotplug_cpus(void)
+{
+	int cpu;
+
+	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (ncpus > MAX_CPUS)
+		ncpus = MAX_CPUS;
+	for (cpu = 0; opt.hotplug && cpu < ncpus; cpu++)
+		if (!access(cpu_online_path(cpu), W_OK) && cpu_online(cpu))
+			hp_cpus[hp_count++] = cpu;
+}
+
+static void start_workers(void)
+{
+	unsigned int k;
+	int j, n;
+	pid_t pid;
+
+	for (k = 0; k < N_KINDS; k++) {
+		if (k == KIND_HOTPLUG && !hp_count)
+			continue;
+		n = kinds[k].per_job ? opt.jobs : 1;
+		for (j = 0; j < n && n_workers < (int)(sizeof(workers) / sizeof(workers[0])); j++) {
+			pid = fork();
+			if (pid < 0) {
+				say("dlstress: fork a %s worker: %s", kinds[k].name, strerror(errno));
+				early_exits++;
+				continue;
+			}
+			if (!pid)
+				worker_run(&kinds[k], j);
+			workers[n_workers] = pid;
+			worker_kind[n_workers++] = k;
+			workers_alive++;
+		}
+	}
+}
+
+/* Set stop, wait for the workers, then kill what is left of the run. */
+static void stop_workers(void)
+{
+	uint64_t deadline;
+	int i, status;
+	pid_t r;
+
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_SEQ_CST);
+	deadline = now_ns() + (interrupted ? 5 * SEC : STOP_GRACE_NS);
+	while (workers_alive > 0 && now_ns() < deadline) {
+		kmsg_drain();
+		reap_children();
+		usleep(50000);
+	}
+	for (i = 0; i < n_workers; i++) {
+		if (workers[i] > 0) {
+			say("dlstress: worker %s (%d) did not stop: killed", kinds[worker_kind[i]].name,
+			    workers[i]);
+			early_exits++;
+			kill(workers[i], SIGKILL);
+		}
+	}
+	/* Their episodes die with them (parent-death signal) and come to us. */
+	deadline = now_ns() + 30 * SEC;
+	while (now_ns() < deadline) {
+		reap_children();
+		r = reap(-1, &status, false);
+		if (r < 0 && errno == ECHILD)
+			return;
+		kmsg_drain();
+		usleep(50000);
+	}
+	unkillable++;
+	say("dlstress: tasks of the run still alive 30 s after SIGKILL:");
+	if (system("ps -eo pid,ppid,stat,wchan:32,comm --forest"))
+		say("dlstress: ps failed");
+}
+
+/* Is @word one of the space-separated words of @path's first line? */
+static bool file_has_word(const char *path, const char *word)
+{
+	char line[256], *w, *save;
+	FILE *f = fopen(path, "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f))
+		for (w = strtok_r(line, " \n", &save); w && !found; w = strtok_r(NULL, " \n", &save))
+			found = !strcmp(w, word);
+	fclose(f);
+	return found;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	struct gtotal *start_groups = NULL, *end_groups = NULL;
+	int n_start, n_end = 0, debug_locks0, debug_locks1, i, group_diff, failures = 0;
+	unsigned long long pool0 = 0, pool1 = 0, taint0, taint1;
+	bool cpu_added = false, cpus_ok = true, sysctls_ok, groups_removed, settled = false;
+	uint64_t t, next_progress, progress_every, unexpected, settle_start;
+	char buf[256], root_ctl[300];
+
+	if (parse_args(argc, argv))
+		return 2;
+	if (geteuid()) {
+		printf("dlstress: skipped: needs root\n");
+		return 4;
+	}
+	if (access(SYS_DL_RUNTIME, F_OK)) {
+		printf("dlstress: skipped: no %s (not the dlsched kernel)\n", SYS_DL_RUNTIME);
+		return 4;
+	}
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		perror("dlstress: mmap");
+		return 2;
+	}
+	memset(sh, 0, sizeof(*sh));
+
+	/* v1: the cpu controller by its real path, as nftw() reports it. */
+	if (!realpath(opt.v1 ? "/sys/fs/cgroup/cpu" : "/sys/fs/cgroup", cg_mnt) ||
+	    access(opt.v1 ? "/sys/fs/cgroup/cpu/tasks" : "/sys/fs/cgroup/cgroup.controllers", F_OK)) {
+		say("dlstress: no cgroup %s hierarchy at /sys/fs/cgroup", opt.v1 ? "v1 cpu" : "v2");
+		return 2;
+	}
+	snprintf(cg_top, sizeof(cg_top), "%s/dlstress-%d", cg_mnt, getpid());
+	snprintf(root_ctl, sizeof(root_ctl), "%s/cgroup.subtree_control", cg_mnt);
+	find_start_cgroup();
+	find_hotplug_cpus();
+	if (read_ll(SYS_DL_RUNTIME, &saved.dl_runtime) || read_ll(SYS_DL_PERIOD, &saved.dl_period) ||
+	    read_ll(SYS_RT_RUNTIME, &saved.rt_runtime) || read_ll(SYS_RT_PERIOD, &saved.rt_period)) {
+		say("dlstress: cannot read the sched_dl and sched_rt sysctls");
+		return 2;
+	}
+
+	/* Undo what we change however the run ends: SIGTERM (timeout), our own alarm. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	/* Orphans of killed episodes come to us and are reaped. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	kmsg_open();
+	taint0 = read_taint();
+	debug_locks0 = read_debug_locks();
+	if (!opt.v1) {
+		cpu_added = !file_has_word(root_ctl, "cpu");
+		if (write_str(root_ctl, "+cpu")) {
+			say("dlstress: enable the cpu controller: %s", strerror(errno));
+			return 2;
+		}
+	}
+	/* The selected CPU does not change what is read; select the default. */
+	write_str(SYS_DL_TOTAL, "0");
+	if (read_u64(SYS_DL_TOTAL, &pool0)) {
+		say("dlstress: read %s: %s", SYS_DL_TOTAL, strerror(errno));
+		return 2;
+	}
+	/* The reference: what holds still, once the previous test's tasks drained. */
+	n_start = wait_stable(&pool0, &start_groups);
+
+	say("dlstress: %d s, seed %llu, cgroup %s (%s), %d CPUs online of %d", opt.seconds,
+	    (unsigned long long)opt.seed, opt.v1 ? "v1" : "v2", cg_top, online_cpus(), ncpus);
+	buf[0] = '\0';
+	for (i = 0; i < hp_count; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " cpu%d", hp_cpus[i]);
+	say("dlstress: hotplug:%s", hp_count ? buf : opt.hotplug ? " no CPU can go offline" : " off");
+	say("dlstress: at start: sched_dl_total_bw %llu, %d groups with cpu.dl_total_bw, "
+	    "dl %lld/%lld rt %lld/%lld, taint %#llx, debug_locks %d",
+	    pool0, n_start, saved.dl_runtime, saved.dl_period, saved.rt_runtime, saved.rt_period,
+	    taint0, debug_locks0);
+
+	if (setup_groups()) {
+		groups_removed = remove_groups();
+		if (cpu_added)
+			write_str(root_ctl, "-cpu");
+		say("check cleanup: %s", groups_removed ? "ok" : "FAIL cgroups left behind");
+		return 2;
+	}
+
+	run_end = now_ns() + (uint64_t)opt.seconds * SEC;
+	/* A last resort: the loop below ends the run itself. */
+	alarm(opt.seconds + 120);
+	start_workers();
+	progress_every = (opt.seconds > 200 ? opt.seconds / 20 : 10) * SEC;
+	next_progress = now_ns() + progress_every;
+	while (!interrupted && (t = now_ns()) < run_end) {
+		kmsg_drain();
+		reap_children();
+		if (t >= next_progress) {
+			total_calls(&unexpected);
+			say("dlstress: %llu s: %llu calls, %llu unexpected, %d splats",
+			    (unsigned long long)(opt.seconds - (run_end - t) / SEC),
+			    (unsigned long long)total_calls(NULL), (unsigned long long)unexpected, splats);
+			next_progress += progress_every;
+		}
+		usleep(100000);
+	}
+	alarm(0);
+	if (interrupted)
+		say("dlstress: interrupted by signal %d (%s): stopping", (int)interrupted,
+		    strsignal(interrupted));
+	stop_workers();
+
+	/*
+	 * Undo, in the order that lets each step succeed: the groups'
+	 * reservations may hold more than the default pool (when admission
+	 * was off), which the sysctls' restore would refuse.
+	 */
+	if (hp_count)
+		cpus_ok = all_cpus_online(100);
+	groups_removed = remove_groups();
+	sysctls_ok = restore_sysctls(250);
+	write_str(SYS_DL_TOTAL, "0");
+
+	/* Dead tasks give their bandwidth back at their 0-lag time. */
+	settle_start = now_ns();
+	while (now_ns() - settle_start < SETTLE_NS) {
+		free(end_groups);
+		n_end = group_totals(&end_groups);
+		if (!read_u64(SYS_DL_TOTAL, &pool1) && pool1 == pool0 &&
+		    !totals_differ(start_groups, n_start, end_groups, n_end, false)) {
+			settled = true;
+			break;
+		}
+		usleep(200000);
+	}
+	/* After the comparison: without cpu in the root, the groups have no cpu.dl_total_bw. */
+	if (cpu_added)
+		write_str(root_ctl, "-cpu");
+	kmsg_drain();
+	taint1 = read_taint();
+	debug_locks1 = read_debug_locks();
+
+	say("dlstress: summary: %d s, seed %llu, cgroup %s, %d workers", opt.seconds,
+	    (unsigned long long)opt.seed, opt.v1 ? "v1" : "v2", n_workers);
+	print_table();
+	buf[0] = '\0';
+	for (i = 0; i < (int)N_KINDS; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s %llu", i ? ", " : "",
+			 kinds[i].name, (unsigned long long)sh->episodes[i]);
+	say("episodes: %s", buf);
+	say("signals: SIGXCPU %llu, SIGUSR1 %llu; children killed on purpose %llu, orphans reaped %llu",
+	    (unsigned long long)sh->ev[EV_SIGXCPU], (unsigned long long)sh->ev[EV_SIGUSR1],
+	    (unsigned long long)sh->ev[EV_KIDS_KILLED], (unsigned long long)sh->ev[EV_ORPHANS]);
+	say("kernel: %d splats, %d log records lost, taint %#llx -> %#llx, lockdep debug_locks %d -> %d",
+	    splats, kmsg_lost, taint0, taint1, debug_locks0, debug_locks1);
+	say("bandwidth: sched_dl_total_bw %llu at start, %llu at the end (%+lld)%s", pool0, pool1,
+	    (long long)(pool1 - pool0), settled ? "" : ", not settled after 15 s");
+	group_diff = totals_differ(start_groups, n_start, end_groups, n_end, true);
+	say("bandwidth: %d groups with cpu.dl_total_bw at start, %d at the end, %d differ", n_start,
+	    n_end, group_diff);
+
+	/* The verdict: one line per criterion (29-dl-stress.sh makes them TAP). */
+	total_calls(&unexpected);
+	if (!interrupted && !early_exits && (!hp_count || sh->episodes[KIND_HOTPLUG])) {
+		say("check run: ok");
+	} else {
+		failures++;
+		say("check run: FAIL %s%d workers failed, ended early or did not stop",
+		    interrupted ? "interrupted before the end; " : "", early_exits);
+	}
+	if (!unexpected && !sh->ev[EV_LONG_WAIT] && !sh->ev[EV_DL_CHILD] && !sh->ev[EV_BAD_TOTAL]) {
+		say("check errno: ok");
+	} else {
+		failures++;
+		say("check errno: FAIL %llu unexpected results, %llu overlong sched_wait_interval, "
+		    "%llu deadline children, %llu implausible totals", (unsigned long long)unexpected,
+		    (unsigned long long)sh->ev[EV_LONG_WAIT], (unsigned long long)sh->ev[EV_DL_CHILD],
+		    (unsigned long long)sh->ev[EV_BAD_TOTAL]);
+	}
+	if (!sh->ev[EV_BAD_EXIT] && !sh->ev[EV_STUCK] && !sh->ev[EV_SETUP_FAIL] && !unkillable) {
+		say("check tasks: ok");
+	} else {
+		failures++;
+		say("check tasks: FAIL %llu unexpected exits or signals, %llu stuck episodes, "
+		    "%llu setup failures, %d unkillable", (unsigned long long)sh->ev[EV_BAD_EXIT],
+		    (unsigned long long)sh->ev[EV_STUCK], (unsigned long long)sh->ev[EV_SETUP_FAIL],
+		    unkillable);
+	}
+	if (!splats && !((taint1 & ~taint0) & SPLAT_TAINTS) &&
+	    !(debug_locks0 == 1 && debug_locks1 != 1)) {
+		say("check splats: ok");
+	} else {
+		failures++;
+		say("check splats: FAIL %d in the kernel log, taint %#llx -> %#llx, debug_locks %d -> %d",
+		    splats, taint0, taint1, debug_locks0, debug_locks1);
+	}
+	if (pool1 == pool0) {
+		say("check pool: ok");
+	} else {
+		failures++;
+		say("check pool: FAIL sched_dl_total_bw %llu, %llu at start (%+lld)", pool1, pool0,
+		    (long long)(pool1 - pool0));
+	}
+	if (!group_diff) {
+		say("check groups: ok");
+	} else {
+		failures++;
+		say("check groups: FAIL %d groups' cpu.dl_total_bw differ from the start", group_diff);
+	}
+	if (cpus_ok && sysctls_ok && groups_removed && !strays) {
+		say("check cleanup: ok");
+	} else {
+		failures++;
+		say("check cleanup: FAIL%s%s%s%s", cpus_ok ? "" : " CPUs left offline;",
+		    sysctls_ok ? "" : " sysctls not restored;",
+		    groups_removed ? "" : " cgroups left behind;",
+		    strays ? " tasks not of the run were in its cgroups;" : "");
+	}
+	free(start_groups);
+	free(end_groups);
+	return failures ? 1 : 0;
+}
