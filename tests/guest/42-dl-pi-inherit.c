@@ -106,6 +106,7 @@ int main(void)
 	pthread_t holder, waiter, load[MAX_LOAD];
 	pthread_mutexattr_t ma;
 	int i, nload = 0, waiter_err = 0, boosted = INT32_MIN;
+	long long pool0 = dl_pool_total(), pool1;
 	uint64_t until;
 
 	ksft_print_header();
@@ -146,5 +147,9 @@ int main(void)
 	ksft_test_result(r.wall > 0 && r.wall < MAX_WALL,
 			 "boosted, it runs ahead of the CPU-bound load and is not throttled (%.1f ms < %.0f ms)\n",
 			 ms(r.wall), ms(MAX_WALL));
+	/* The waiter's bandwidth returns at its 0-lag time: leave the pool as found. */
+	pool1 = dl_pool_wait(pool0);
+	if (pool1 != pool0)
+		ksft_print_msg("sched_dl_total_bw %lld 3 s after the end, %lld at the start\n", pool1, pool0);
 	ksft_finished();
 }
