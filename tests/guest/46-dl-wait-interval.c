@@ -3,8 +3,10 @@
  * sched_wait_interval(): argument errors, EINTR with the remainder in rmtp,
  * clock_nanosleep behaviour for a CFS task, and for a deadline task the
  * wake-up instant: the next period for a NULL rqtp, never before the 0-lag
- * time (deadline - remaining runtime * period / runtime), hence not before
- * an overrun is paid back, rqtp when later, and a full runtime on wake-up.
+ * time (next period - remaining runtime * period / runtime), hence not
+ * before an overrun is paid back, rqtp when later, and a full runtime on
+ * wake-up; for a constrained deadline task too, without being held back to
+ * the next period.
  *
  * Wake-up instants are checked within [expected, expected + LATE_NS]: a
  * timer never fires early, but under TCG (4 vCPUs on 2 host cores) a vCPU
@@ -135,9 +137,8 @@ static int interrupted(void *arg)
 
 /*
  * A measured instance, the first one sched_wait_interval(NULL) begins after
- * sched_setattr(). sched_setattr() starts an instance with its deadline one
- * period after the call, and the new instance begins at that deadline, the
- * next period: the measured instance's start S is known within the time
+ * sched_setattr(). sched_setattr() starts an instance at the call, and the
+ * new instance begins one period later, at that instance's next period: the measured instance's start S is known within the time
  * sched_setattr() took, one period after it, instead of only after the
  * wake-up, which comes later by the wake-up latency (up to LATE_NS under
  * TCG). And each instance consumes runtime the test cannot see before it
@@ -150,7 +151,8 @@ struct measured_instance {
 	uint64_t cpu_begun;		/* and right after that wait */
 };
 
-static int dl_begin_measured_instance(uint64_t runtime, uint64_t period, struct measured_instance *mi)
+static int dl_begin_measured_instance(uint64_t runtime, uint64_t deadline, uint64_t period,
+				      struct measured_instance *mi)
 {
 	uint64_t before, after;
 
@@ -161,11 +163,15 @@ static int dl_begin_measured_instance(uint64_t runtime, uint64_t period, struct 
 	 * run_child()'s dl_wait_room() probe, one DLTASK_ROOM_PERIOD instance
 	 * (a child was seen starting with 7.1 ms of the probe's 8 ms runtime
 	 * and the probe's deadline, not its own). Once that is over,
-	 * sched_setattr() starts an instance of the child's own.
+	 * sched_setattr() starts an instance of the child's own. For a
+	 * constrained deadline, a little longer: entering SCHED_DEADLINE
+	 * applies the wake-up rule for constrained deadlines
+	 * (dl_check_constrained_dl()) to that old deadline with the new
+	 * parameters, and throttles the task until period - deadline after it.
 	 */
-	usleep(DLTASK_ROOM_PERIOD / 1000);
+	usleep((DLTASK_ROOM_PERIOD + period - deadline) / 1000);
 	before = now_ns();
-	if (dl_enter_admitted(runtime, period, period, 0)) {
+	if (dl_enter_admitted(runtime, deadline, period, 0)) {
 		ksft_print_msg("sched_setattr: %s\n", strerror(errno));
 		return -1;
 	}
@@ -216,7 +222,7 @@ static int dl_next_period(void *arg)
 	int i;
 
 	(void)arg;
-	CHILD_EXPECT(!dl_begin_measured_instance(RUNTIME, PERIOD, &mi), "no instance\n");
+	CHILD_EXPECT(!dl_begin_measured_instance(RUNTIME, PERIOD, PERIOD, &mi), "no instance\n");
 	for (i = 0; i < WAKEUPS; i++) {
 		ret[i] = sched_wait_interval(NULL, NULL) ? -errno : 0;
 		woke[i] = now_ns();
@@ -257,7 +263,7 @@ static int dl_postponed(void *arg)
 	long ret;
 
 	(void)arg;
-	CHILD_EXPECT(!dl_begin_measured_instance(POSTPONED_RUNTIME, POSTPONED_PERIOD, &mi), "no instance\n");
+	CHILD_EXPECT(!dl_begin_measured_instance(POSTPONED_RUNTIME, POSTPONED_PERIOD, POSTPONED_PERIOD, &mi), "no instance\n");
 	spin_cpu_ns(POSTPONED_RUNTIME / 2);
 	rqtp = now_ns() + MSEC;
 	cpu_end = thread_cpu_ns();
@@ -300,7 +306,7 @@ static int dl_overrun_paid_back(void *arg)
 	long ret;
 
 	(void)arg;
-	CHILD_EXPECT(!dl_begin_measured_instance(PAYBACK_RUNTIME, PAYBACK_PERIOD, &mi), "no instance\n");
+	CHILD_EXPECT(!dl_begin_measured_instance(PAYBACK_RUNTIME, PAYBACK_PERIOD, PAYBACK_PERIOD, &mi), "no instance\n");
 	spin_cpu_ns(PAYBACK_RUNTIME + PAYBACK_EXCESS);
 	t = now_ns();
 	cpu_end = thread_cpu_ns();
@@ -315,6 +321,93 @@ static int dl_overrun_paid_back(void *arg)
 		       ms(cpu_end - mi.cpu_begun - PAYBACK_RUNTIME),
 		       ms(cpu_after - mi.cpu_before_wait - PAYBACK_RUNTIME), ms(lo - mi.start_lo - PAYBACK_PERIOD));
 	return expect_instant("deadline, after an overrun", t, lo, hi);
+}
+
+/*
+ * A constrained deadline task (runtime Q, deadline D < period P) that used
+ * half its runtime, with an rqtp 1 ms ahead, waits for its 0-lag time
+ * measured from the next period: S + C * P / Q, half a period after S.
+ * Wrong instants are far outside the window: rqtp (some 95 ms early), the
+ * 0-lag time measured from the deadline (S + D - (Q - C) * P / Q, before
+ * rqtp: a grant of Q per D), and the next period S + P (100 ms late), to
+ * which a wake-up after the deadline is held back by the wake-up rule for
+ * constrained deadlines (dl_check_constrained_dl()), and which
+ * sched_wait_interval() must not wait for.
+ */
+#define CONSTRAINED_RUNTIME (10 * MSEC)
+#define CONSTRAINED_DEADLINE (30 * MSEC)
+#define CONSTRAINED_PERIOD (200 * MSEC)
+
+static int dl_constrained_zero_lag(void *arg)
+{
+	struct measured_instance mi;
+	uint64_t cpu_end, cpu_after, lo, hi, t, spun, stall;
+	long ret;
+
+	(void)arg;
+	CHILD_EXPECT(!dl_begin_measured_instance(CONSTRAINED_RUNTIME, CONSTRAINED_DEADLINE, CONSTRAINED_PERIOD,
+						 &mi), "no instance\n");
+	spin_cpu_ns(CONSTRAINED_RUNTIME / 2);
+	cpu_end = thread_cpu_ns();
+	ret = wait_ns(now_ns() + MSEC, NULL);
+	cpu_after = thread_cpu_ns();
+	t = now_ns();
+	stall = spin_cpu_ns(CONSTRAINED_RUNTIME * 6 / 10);
+	spun = now_ns() - t;
+	CHILD_EXPECT(!ret, "sched_wait_interval: %s\n", strerror(-ret));
+	measured_zero_lag(&mi, CONSTRAINED_RUNTIME, CONSTRAINED_PERIOD, cpu_end, cpu_after, &lo, &hi);
+	ksft_print_msg("used %.3f to %.3f ms of runtime; the 0-lag time is %.3f ms after the start\n",
+		       ms(cpu_end - mi.cpu_begun), ms(cpu_after - mi.cpu_before_wait), ms(lo - mi.start_lo));
+	if (expect_instant("constrained deadline, rqtp before the 0-lag time", t, lo, hi))
+		return 1;
+	/* A new instance, not throttled until the next period. */
+	ksft_print_msg("60%% of the runtime ran in %.3f ms after the wake-up, longest stall %.3f ms\n", ms(spun),
+		       ms(stall));
+	CHILD_EXPECT_UNLESS_STALLED(spun < CONSTRAINED_PERIOD / 4, stall >= VCPU_STALL_NS,
+				    "throttled after the wake-up: 60%% of the runtime took %.3f ms\n", ms(spun));
+	return 0;
+}
+
+/*
+ * A constrained deadline task whose instance started late (here: asked
+ * for 60 ms after its nominal release, as a long interrupt would make it)
+ * still starts the next one at its nominal release: it used a fraction of
+ * its runtime, so its 0-lag time is long past. Holding it to the late
+ * instance's next period would make that and every later instance 60 ms
+ * late, past their 30 ms deadlines.
+ */
+#define LATE_START_RUNTIME (5 * MSEC)
+#define LATE_START_DEADLINE (30 * MSEC)
+#define LATE_START_PERIOD (100 * MSEC)
+#define LATE_START_DELAY (60 * MSEC)
+
+static int dl_constrained_late_start(void *arg)
+{
+	uint64_t release, woke[3];
+	long ret[3];
+	int i;
+
+	(void)arg;
+	CHILD_EXPECT(!dl_enter_admitted(LATE_START_RUNTIME, LATE_START_DEADLINE, LATE_START_PERIOD, 0),
+		     "sched_setattr: %s\n", strerror(errno));
+	CHILD_EXPECT(!sched_wait_interval(NULL, NULL), "sched_wait_interval(NULL): %s\n", strerror(errno));
+	release = now_ns() + LATE_START_PERIOD;
+	/* Nothing is printed in the loop: a write costs milliseconds under TCG. */
+	for (i = 0; i < 3; i++) {
+		ret[i] = wait_ns(release + (i == 0 ? LATE_START_DELAY : 0), NULL);
+		woke[i] = now_ns();
+		release += LATE_START_PERIOD;
+	}
+	release -= 3 * LATE_START_PERIOD;
+	for (i = 0; i < 3; i++) {
+		uint64_t want = release + i * LATE_START_PERIOD + (i == 0 ? LATE_START_DELAY : 0);
+
+		CHILD_EXPECT(!ret[i], "sched_wait_interval: %s\n", strerror(-ret[i]));
+		if (expect_instant(i == 0 ? "constrained deadline, a late start" :
+				   "constrained deadline, the next nominal release", woke[i], want, want))
+			return 1;
+	}
+	return 0;
 }
 
 /*
@@ -422,6 +515,10 @@ int main(void)
 		{ interrupted, &deadline, "deadline task: EINTR with the remainder in rmtp, bad rmtp EFAULT" },
 		{ dl_next_period, NULL, "deadline task, NULL rqtp: wakes at the next period" },
 		{ dl_postponed, NULL, "deadline task: an early rqtp waits for the 0-lag time" },
+		{ dl_constrained_zero_lag, NULL,
+		  "constrained deadline task: waits for the 0-lag time measured from the next period" },
+		{ dl_constrained_late_start, NULL,
+		  "constrained deadline task: an instance that started late does not delay the next" },
 		{ dl_rqtp_later, NULL, "deadline task: a later rqtp is kept; wakes with a full runtime" },
 		{ dl_overrun_paid_back, NULL, "deadline task: an overrun is paid back before the next instance" },
 		{ periodic, &overrun, "periodic deadline task: no runtime overrun, wake-ups on time" },
