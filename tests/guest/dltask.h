@@ -337,14 +337,4 @@ static inline int count_xcpu(void)
 		}							\
 	} while (0)
 
-/* Kill and reap a child; returns its wait status. */
-static inline int kill_child(pid_t pid)
-{
-	int status = 0;
-
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return status;
-}
-
 #endif

@@ -18,6 +18,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <linux/sched.h>
 /* glibc's <sched.h> has its own struct sched_param; keep the kernel's apart. */
 #define sched_param kernel_sched_param
@@ -220,6 +222,16 @@ static inline void dl_fill_release(struct dl_fill *f)
 	close(f->gate[0]);
 	close(f->report[0]);
 	close(f->report[1]);
+}
+
+/* Kill and reap a child; returns its wait status. */
+static inline int kill_child(pid_t pid)
+{
+	int status = 0;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return status;
 }
 
 #endif
