@@ -12,56 +12,10 @@
  *
  * The pool is half of each CPU, so the root domain's own check (tasks
  * only) never refuses here: only the groups' can.
- *
- * And a deadline task throttled on the CPU that goes offline, demoted
- * before its replenishment timer moves it, runs elsewhere at once.
  */
-#include <sys/mman.h>
-#include "dlgroup.h"
+#include "dlcpu.h"
 
-#define CPU_DIR "/sys/devices/system/cpu"
-
-static char online_path[64];
-static bool offlined;
 static int failures;
-
-/* Whatever happens, the CPU comes back (before dl_cleanup(): atexit order). */
-static void cpu_restore(void)
-{
-	if (offlined && !write_str(online_path, "1"))
-		offlined = false;
-}
-
-/* The highest CPU but cpu0 that is online and has an online file; -1 if none. */
-static int pick_cpu(void)
-{
-	long long on = 0;
-	int i;
-
-	for (i = 1023; i > 0; i--) {
-		snprintf(online_path, sizeof(online_path), CPU_DIR "/cpu%d/online", i);
-		if (!read_ll(online_path, &on) && on == 1)
-			return i;
-	}
-	return -1;
-}
-
-static int set_online(bool on)
-{
-	int err = write_str(online_path, on ? "1" : "0");
-
-	if (!err)
-		offlined = !on;
-	return err;
-}
-
-static long long online_file(void)
-{
-	long long v = -1;
-
-	read_ll(online_path, &v);
-	return v;
-}
 
 static bool is(const char *what, long long got, long long want)
 {
@@ -129,112 +83,6 @@ static bool offline_refused(const char *a, const char *b, const char *c)
 	return snap_same(&s) && ok;
 }
 
-/* The CPU @pid last ran on (field 39 of /proc/PID/stat), -1 on error. */
-static int last_cpu(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	int fd, field, cpu = -1;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
-	p = strrchr(buf, ')');
-	/* Field 3 follows ") "; field 39 is 36 fields on. */
-	for (field = 2; p && field < 39; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		cpu = atoi(p + 1);
-	return cpu;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/*
- * A task of 1 ms every 2 s spins: throttled after 1 ms, it stays queued on
- * its CPU, not counted as running, until its replenishment timer fires.
- * That CPU goes offline (a task that last ran on cpu0, which cannot,
- * starts the attempt again), then the task is made SCHED_OTHER before the
- * timer fires: it must run at once on another CPU, not sit on the offline
- * one until it comes back. Returns 1 if it ran, 0 if not, -1 if no attempt
- * got that far.
- */
-#define THROTTLED_RUNTIME_NS (1000 * 1000ull)
-#define THROTTLED_PERIOD_NS (2000 * 1000 * 1000ull)
-
-static int throttled_demoted_runs(void)
-{
-	volatile unsigned long *count = mmap(NULL, sizeof(*count), PROT_READ | PROT_WRITE,
-					     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	char saved_path[sizeof(online_path)];
-	int attempt, result = -1;
-
-	if (count == MAP_FAILED)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	memcpy(saved_path, online_path, sizeof(saved_path));
-	for (attempt = 0; attempt < 10 && result < 0; attempt++) {
-		struct sched_attr other = { .size = sizeof(other), .sched_policy = SCHED_OTHER };
-		unsigned long before, after;
-		uint64_t start;
-		long long on = 0;
-		pid_t pid;
-		int i, cpu;
-
-		*count = 0;
-		pid = fork();
-		if (pid < 0)
-			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
-		if (pid == 0) {
-			if (dl_enter(THROTTLED_RUNTIME_NS, THROTTLED_PERIOD_NS, THROTTLED_PERIOD_NS, 0))
-				_exit(1);
-			for (;;)
-				(*count)++;
-		}
-		start = mono_ns();
-		for (i = 0; i < 100 && !*count; i++)
-			usleep(10000);
-		usleep(50000);
-		before = *count;
-		usleep(50000);
-		cpu = last_cpu(pid);
-		snprintf(online_path, sizeof(online_path), CPU_DIR "/cpu%d/online", cpu);
-		if (!before || *count != before || cpu <= 0 || read_ll(online_path, &on) || on != 1 ||
-		    set_online(false)) {
-			ksft_print_msg("attempt %d: count %lu, last on cpu%d: again\n", attempt, before, cpu);
-			kill_child(pid);
-			continue;
-		}
-		if (mono_ns() - start < THROTTLED_PERIOD_NS * 3 / 4 && *count == before) {
-			if (sched_setattr(pid, &other, 0))
-				ksft_exit_fail_msg("sched_setattr(SCHED_OTHER): %s\n", strerror(errno));
-			before = *count;
-			usleep(300000);
-			after = *count;
-			ksft_print_msg("throttled on cpu%d, offline, demoted %.0f ms after it entered: %lu -> %lu\n",
-				       cpu, (mono_ns() - start) / 1e6, before, after);
-			result = after > before;
-		}
-		if (set_online(true))
-			ksft_exit_fail_msg("cpu%d online again: %s\n", cpu, strerror(errno));
-		kill_child(pid);
-	}
-	memcpy(online_path, saved_path, sizeof(online_path));
-	munmap((void *)count, sizeof(*count));
-	return result;
-}
-
 static void start_tasks(struct dl_child *c, int count, const char *cg, uint64_t runtime)
 {
 	int i;
@@ -267,7 +115,7 @@ int main(void)
 	int cpu, err;
 
 	ksft_print_header();
-	ksft_set_plan(7);
+	ksft_set_plan(6);
 	dl_setup("dltest-20");
 	if (n < 2)
 		ksft_exit_skip("one CPU: nothing to take offline\n");
@@ -332,12 +180,6 @@ int main(void)
 	ksft_test_result(is("online errno", -err, 0) && is("online CPUs", cpus(), n) &&
 			 is("G", cg_total("G"), q * (n - 1)) && is("pool", pool_total(), q * n),
 			 "online again: the pool holds G's reservation on %lld CPUs again\n", n);
-
-	err = throttled_demoted_runs();
-	if (err < 0)
-		ksft_test_result_skip("a throttled task on a CPU going offline: no attempt got there\n");
-	else
-		ksft_test_result(err == 1, "a deadline task throttled on a CPU gone offline, demoted: runs elsewhere\n");
 
 	stop_tasks(c, n - 1);
 	ksft_test_result(wait_total("G", 0) == 0 && cg_write_ll("G", "cpu.dl_runtime_us", -1) == 0 &&
