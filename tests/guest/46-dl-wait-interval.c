@@ -252,35 +252,46 @@ static int dl_next_period(void *arg)
  * stalls TCG adds, a few ms: the bound is a quarter period. A stall long
  * enough to throttle the task (13 ms was traced) is seen by the spin, and
  * the test runs again.
+ *
+ * A constrained deadline task (deadline D < period P) waits the same way,
+ * for its 0-lag time measured from the next period: S + C * P / Q. Wrong
+ * instants are far outside the window: the 0-lag time measured from the
+ * deadline (S + D - (Q - C) * P / Q, before rqtp: a grant of Q per D), and
+ * the next period S + P (100 ms late), to which a wake-up after the
+ * deadline is held back by the wake-up rule for constrained deadlines
+ * (dl_check_constrained_dl()), and which sched_wait_interval() must not
+ * wait for.
  */
-#define POSTPONED_RUNTIME (20 * MSEC)
-#define POSTPONED_PERIOD (200 * MSEC)
+struct postponed_case {
+	uint64_t runtime, deadline, period;
+	const char *what;
+};
 
 static int dl_postponed(void *arg)
 {
+	const struct postponed_case *c = arg;
 	struct measured_instance mi;
 	uint64_t cpu_end, cpu_after, lo, hi, t, rqtp, spun, stall;
 	long ret;
 
-	(void)arg;
-	CHILD_EXPECT(!dl_begin_measured_instance(POSTPONED_RUNTIME, POSTPONED_PERIOD, POSTPONED_PERIOD, &mi), "no instance\n");
-	spin_cpu_ns(POSTPONED_RUNTIME / 2);
+	CHILD_EXPECT(!dl_begin_measured_instance(c->runtime, c->deadline, c->period, &mi), "no instance\n");
+	spin_cpu_ns(c->runtime / 2);
 	rqtp = now_ns() + MSEC;
 	cpu_end = thread_cpu_ns();
 	ret = wait_ns(rqtp, NULL);
 	cpu_after = thread_cpu_ns();
 	t = now_ns();
-	stall = spin_cpu_ns(POSTPONED_RUNTIME * 6 / 10);
+	stall = spin_cpu_ns(c->runtime * 6 / 10);
 	spun = now_ns() - t;
 	CHILD_EXPECT(!ret, "sched_wait_interval: %s\n", strerror(-ret));
-	measured_zero_lag(&mi, POSTPONED_RUNTIME, POSTPONED_PERIOD, cpu_end, cpu_after, &lo, &hi);
+	measured_zero_lag(&mi, c->runtime, c->period, cpu_end, cpu_after, &lo, &hi);
 	ksft_print_msg("used %.3f to %.3f ms of runtime; rqtp was %.3f ms after the start\n",
 		       ms(cpu_end - mi.cpu_begun), ms(cpu_after - mi.cpu_before_wait), ms(rqtp - mi.start_hi));
-	if (expect_instant("deadline, rqtp before the 0-lag time", t, lo, hi))
+	if (expect_instant(c->what, t, lo, hi))
 		return 1;
 	ksft_print_msg("60%% of the runtime ran in %.3f ms after the wake-up, longest stall %.3f ms\n", ms(spun),
 		       ms(stall));
-	CHILD_EXPECT_UNLESS_STALLED(spun < POSTPONED_PERIOD / 4, stall >= VCPU_STALL_NS,
+	CHILD_EXPECT_UNLESS_STALLED(spun < c->period / 4, stall >= VCPU_STALL_NS,
 				    "throttled after the wake-up: 60%% of the runtime took %.3f ms\n", ms(spun));
 	return 0;
 }
@@ -321,51 +332,6 @@ static int dl_overrun_paid_back(void *arg)
 		       ms(cpu_end - mi.cpu_begun - PAYBACK_RUNTIME),
 		       ms(cpu_after - mi.cpu_before_wait - PAYBACK_RUNTIME), ms(lo - mi.start_lo - PAYBACK_PERIOD));
 	return expect_instant("deadline, after an overrun", t, lo, hi);
-}
-
-/*
- * A constrained deadline task (runtime Q, deadline D < period P) that used
- * half its runtime, with an rqtp 1 ms ahead, waits for its 0-lag time
- * measured from the next period: S + C * P / Q, half a period after S.
- * Wrong instants are far outside the window: rqtp (some 95 ms early), the
- * 0-lag time measured from the deadline (S + D - (Q - C) * P / Q, before
- * rqtp: a grant of Q per D), and the next period S + P (100 ms late), to
- * which a wake-up after the deadline is held back by the wake-up rule for
- * constrained deadlines (dl_check_constrained_dl()), and which
- * sched_wait_interval() must not wait for.
- */
-#define CONSTRAINED_RUNTIME (10 * MSEC)
-#define CONSTRAINED_DEADLINE (30 * MSEC)
-#define CONSTRAINED_PERIOD (200 * MSEC)
-
-static int dl_constrained_zero_lag(void *arg)
-{
-	struct measured_instance mi;
-	uint64_t cpu_end, cpu_after, lo, hi, t, spun, stall;
-	long ret;
-
-	(void)arg;
-	CHILD_EXPECT(!dl_begin_measured_instance(CONSTRAINED_RUNTIME, CONSTRAINED_DEADLINE, CONSTRAINED_PERIOD,
-						 &mi), "no instance\n");
-	spin_cpu_ns(CONSTRAINED_RUNTIME / 2);
-	cpu_end = thread_cpu_ns();
-	ret = wait_ns(now_ns() + MSEC, NULL);
-	cpu_after = thread_cpu_ns();
-	t = now_ns();
-	stall = spin_cpu_ns(CONSTRAINED_RUNTIME * 6 / 10);
-	spun = now_ns() - t;
-	CHILD_EXPECT(!ret, "sched_wait_interval: %s\n", strerror(-ret));
-	measured_zero_lag(&mi, CONSTRAINED_RUNTIME, CONSTRAINED_PERIOD, cpu_end, cpu_after, &lo, &hi);
-	ksft_print_msg("used %.3f to %.3f ms of runtime; the 0-lag time is %.3f ms after the start\n",
-		       ms(cpu_end - mi.cpu_begun), ms(cpu_after - mi.cpu_before_wait), ms(lo - mi.start_lo));
-	if (expect_instant("constrained deadline, rqtp before the 0-lag time", t, lo, hi))
-		return 1;
-	/* A new instance, not throttled until the next period. */
-	ksft_print_msg("60%% of the runtime ran in %.3f ms after the wake-up, longest stall %.3f ms\n", ms(spun),
-		       ms(stall));
-	CHILD_EXPECT_UNLESS_STALLED(spun < CONSTRAINED_PERIOD / 4, stall >= VCPU_STALL_NS,
-				    "throttled after the wake-up: 60%% of the runtime took %.3f ms\n", ms(spun));
-	return 0;
 }
 
 /*
@@ -506,6 +472,9 @@ static int periodic(void *arg)
 int main(void)
 {
 	uint64_t overrun = SCHED_FLAG_DL_OVERRUN, miss = SCHED_FLAG_DL_DMISS;
+	struct postponed_case postponed = { 20 * MSEC, 200 * MSEC, 200 * MSEC, "deadline, rqtp before the 0-lag time" };
+	struct postponed_case constrained = { 10 * MSEC, 30 * MSEC, 200 * MSEC,
+					      "constrained deadline, rqtp before the 0-lag time" };
 	bool cfs = false, deadline = true;
 	const struct child_test tests[] = {
 		{ arg_errors, &cfs, "CFS task: NULL rqtp EINVAL, bad pointer EFAULT, bad timespec EINVAL" },
@@ -514,8 +483,8 @@ int main(void)
 		{ interrupted, &cfs, "CFS task: EINTR with the remainder in rmtp, bad rmtp EFAULT" },
 		{ interrupted, &deadline, "deadline task: EINTR with the remainder in rmtp, bad rmtp EFAULT" },
 		{ dl_next_period, NULL, "deadline task, NULL rqtp: wakes at the next period" },
-		{ dl_postponed, NULL, "deadline task: an early rqtp waits for the 0-lag time" },
-		{ dl_constrained_zero_lag, NULL,
+		{ dl_postponed, &postponed, "deadline task: an early rqtp waits for the 0-lag time" },
+		{ dl_postponed, &constrained,
 		  "constrained deadline task: waits for the 0-lag time measured from the next period" },
 		{ dl_constrained_late_start, NULL,
 		  "constrained deadline task: an instance that started late does not delay the next" },
