@@ -12,13 +12,14 @@
 
 bin=/usr/lib/dlsched/bin/dlstress
 secs=${DLSCHED_STRESS_SECONDS:-60}
-checks=(run errno tasks splats pool groups cleanup)
+checks=(run errno tasks splats pool rootdomain groups cleanup)
 declare -A what=(
 	[run]="every worker ran for the whole time"
 	[errno]="no call returned an errno outside its set, or succeeded where it must fail"
 	[tasks]="no task died of a signal or status it did not expect, none got stuck"
 	[splats]="no kernel splat (kernel log, taint, lockdep)"
 	[pool]="sched_dl_total_bw back to its starting value"
+	[rootdomain]="the root domain's total_bw back to its starting value"
 	[groups]="every cpu.dl_total_bw back to its starting value"
 	[cleanup]="CPUs online, sysctls and cgroups as they were"
 )

@@ -123,6 +123,30 @@ static inline int write_ll(const char *path, long long v)
 	return write_str(path, buf);
 }
 
+/*
+ * What the root domain of @cpu has handed out: dl_bw->total_bw in the
+ * scheduler's debugfs file, which sched_dl_total_bw does not show once
+ * groups have a pool of their own. -errno if the file or @cpu is missing.
+ */
+static inline long long rd_total_bw(int cpu)
+{
+	FILE *f = fopen("/sys/kernel/debug/sched/debug", "re");
+	char line[256];
+	long long bw = -ENOENT;
+	int in_cpu = -1, n;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "dl_rq[%d]:", &n) == 1)
+			in_cpu = n;
+		else if (in_cpu == cpu && sscanf(line, " .dl_bw->total_bw : %lld", &bw) == 1)
+			break;
+	}
+	fclose(f);
+	return bw;
+}
+
 static inline int online_cpus(void)
 {
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -28,14 +28,14 @@
  * (an errno outside its set, or success where only failure is right, is
  * "unexpected"), and the kernel log is read throughout for splats. At the
  * end everything is undone (CPUs online, sysctls, cgroups), and
- * sched_dl_total_bw and every cpu.dl_total_bw must be back to their
- * starting values exactly, once the dead tasks' bandwidth is back (their
+ * sched_dl_total_bw, cpu0's root domain total_bw (scheduler debugfs) and
+ * every cpu.dl_total_bw must be back to their starting values exactly, once the dead tasks' bandwidth is back (their
  * 0-lag time, at most a period after their exit).
  *
  * It prints the operations per kind with their errors per errno, the
  * splats, the leaked bandwidth, then one "check NAME: ok" or
  * "check NAME: FAIL why" line per criterion (run, errno, tasks, splats,
- * pool, groups, cleanup). Exit status: 0 all clean, 1 a check failed,
+ * pool, rootdomain, groups, cleanup). Exit status: 0 all clean, 1 a check failed,
  * 2 usage or setup error, 4 skipped (not root, or not the dlsched kernel).
  */
 #define _GNU_SOURCE
@@ -155,6 +155,7 @@ static struct {
 	int seconds, jobs;
 	uint64_t seed;
 	bool v1, hotplug;
+	unsigned int only;	/* a mask of kinds, 0 for all */
 } opt = { .seconds = 60, .jobs = 1, .hotplug = true };
 
 static char cg_mnt[256];	/* the hierarchy (v2) or the cpu controller's (v1) */
@@ -2037,6 +2038,46 @@ static int totals_differ(const struct gtotal *start, int ns, const struct gtotal
  * (longer than the 1 s periods of the other tests, whose dead tasks
  * give back at their 0-lag time), or as they are after 6 s.
  */
+/*
+ * When the bandwidth does not come back: the threads still in
+ * SCHED_DEADLINE anywhere, to tell a leak from a holder.
+ */
+static void say_dl_threads(void)
+{
+	DIR *procs = opendir("/proc"), *threads;
+	struct dirent *pd, *td;
+	char path[600], line[256];
+	int n = 0;
+
+	while (procs && (pd = readdir(procs))) {
+		if (pd->d_name[0] < '1' || pd->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", pd->d_name);
+		threads = opendir(path);
+		while (threads && (td = readdir(threads))) {
+			FILE *f;
+			int policy = -1;
+
+			if (td->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/sched", pd->d_name, td->d_name);
+			f = fopen(path, "re");
+			while (f && fgets(line, sizeof(line), f))
+				if (sscanf(line, "policy : %d", &policy) == 1)
+					break;
+			if (f)
+				fclose(f);
+			if (policy == SCHED_DEADLINE && n++ < 20)
+				say("bandwidth: thread %s of %s is in SCHED_DEADLINE", td->d_name, pd->d_name);
+		}
+		if (threads)
+			closedir(threads);
+	}
+	if (procs)
+		closedir(procs);
+	say("bandwidth: %d threads in SCHED_DEADLINE", n);
+}
+
 static int wait_stable(unsigned long long *pool, struct gtotal **groups)
 {
 	uint64_t start = now_ns(), since = start;
@@ -2326,7 +2367,10 @@ static void usage(FILE *f)
 		"  --seed S      random seed (default: from the clock; printed)\n"
 		"  --cgroup H    the hierarchy: v2 or v1 (default: $DLSCHED_CGROUP, else what is mounted)\n"
 		"  --jobs N      N workers of each setattr, wait and fork kind (default 1)\n"
-		"  --no-hotplug  leave the CPUs online\n");
+		"  --no-hotplug  leave the CPUs online\n"
+		"  --only KIND   run only the workers of that kind (repeatable), to narrow\n"
+		"                a failure down: setattr, wait, fork, cgroup (each also\n"
+		"                as KIND-user), sysctl, hotplug\n");
 }
 
 static int parse_args(int argc, char **argv)
@@ -2337,6 +2381,7 @@ static int parse_args(int argc, char **argv)
 		{ "cgroup", required_argument, NULL, 'c' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "no-hotplug", no_argument, NULL, 'n' },
+		{ "only", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2379,6 +2424,18 @@ static int parse_args(int argc, char **argv)
 		case 'n':
 			opt.hotplug = false;
 			break;
+		case 'o': {
+			unsigned int k;
+
+			for (k = 0; k < N_KINDS && strcmp(kinds[k].name, optarg); k++)
+				;
+			if (k == N_KINDS) {
+				fprintf(stderr, "dlstress: --only takes a kind of worker, not '%s'\n", optarg);
+				return -1;
+			}
+			opt.only |= 1u << k;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -2410,6 +2467,8 @@ static void find_hotplug_cpus(void)
 	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (ncpus > MAX_CPUS)
 		ncpus = MAX_CPUS;
+	if (opt.only && !(opt.only & (1u << KIND_HOTPLUG)))
+		opt.hotplug = false;
 	for (cpu = 0; opt.hotplug && cpu < ncpus; cpu++)
 		if (!access(cpu_online_path(cpu), W_OK) && cpu_online(cpu))
 			hp_cpus[hp_count++] = cpu;
@@ -2422,7 +2481,7 @@ static void start_workers(void)
 	pid_t pid;
 
 	for (k = 0; k < N_KINDS; k++) {
-		if (k == KIND_HOTPLUG && !hp_count)
+		if ((k == KIND_HOTPLUG && !hp_count) || (opt.only && !(opt.only & (1u << k))))
 			continue;
 		n = kinds[k].per_job ? opt.jobs : 1;
 		for (j = 0; j < n && n_workers < (int)(sizeof(workers) / sizeof(workers[0])); j++) {
@@ -2501,6 +2560,7 @@ int main(int argc, char **argv)
 	struct gtotal *start_groups = NULL, *end_groups = NULL;
 	int n_start, n_end = 0, debug_locks0, debug_locks1, i, group_diff, failures = 0;
 	unsigned long long pool0 = 0, pool1 = 0, taint0, taint1;
+	long long rd0, rd1 = -1;
 	bool cpu_added = false, cpus_ok = true, sysctls_ok, groups_removed, settled = false;
 	uint64_t t, next_progress, progress_every, unexpected, settle_start, last_change;
 	unsigned long long last_pool;
@@ -2566,6 +2626,7 @@ int main(int argc, char **argv)
 	}
 	/* The reference: what holds still, once the previous test's tasks drained. */
 	n_start = wait_stable(&pool0, &start_groups);
+	rd0 = rd_total_bw(0);
 
 	say("dlstress: %d s, seed %llu, cgroup %s (%s), %d CPUs online of %d", opt.seconds,
 	    (unsigned long long)opt.seed, opt.v1 ? "v1" : "v2", cg_top, online_cpus(), ncpus);
@@ -2633,7 +2694,9 @@ int main(int argc, char **argv)
 		n_end = group_totals(&end_groups);
 		if (read_u64(SYS_DL_TOTAL, &pool1))
 			pool1 = ~0ULL;
-		if (pool1 == pool0 && !totals_differ(start_groups, n_start, end_groups, n_end, false)) {
+		rd1 = rd_total_bw(0);
+		if (pool1 == pool0 && rd1 == rd0 &&
+		    !totals_differ(start_groups, n_start, end_groups, n_end, false)) {
 			settled = true;
 			break;
 		}
@@ -2667,6 +2730,10 @@ int main(int argc, char **argv)
 	    splats, kmsg_lost, taint0, taint1, debug_locks0, debug_locks1);
 	say("bandwidth: sched_dl_total_bw %llu at start, %llu at the end (%+lld)%s", pool0, pool1,
 	    (long long)(pool1 - pool0), settled ? "" : ", not settled");
+	say("bandwidth: cpu0's root domain total_bw %lld at start, %lld at the end (%+lld)", rd0, rd1,
+	    rd1 - rd0);
+	if (!settled)
+		say_dl_threads();
 	say("bandwidth: settling took %.1f s", settle_start / 1e9);
 	group_diff = totals_differ(start_groups, n_start, end_groups, n_end, true);
 	say("bandwidth: %d groups with cpu.dl_total_bw at start, %d at the end, %d differ", n_start,
@@ -2713,6 +2780,13 @@ int main(int argc, char **argv)
 		failures++;
 		say("check pool: FAIL sched_dl_total_bw %llu, %llu at start (%+lld)", pool1, pool0,
 		    (long long)(pool1 - pool0));
+	}
+	if (rd0 >= 0 && rd1 == rd0) {
+		say("check rootdomain: ok");
+	} else {
+		failures++;
+		say("check rootdomain: FAIL cpu0's root domain total_bw %lld, %lld at start (%+lld)", rd1,
+		    rd0, rd1 - rd0);
 	}
 	if (!group_diff) {
 		say("check groups: ok");

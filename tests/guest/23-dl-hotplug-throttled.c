@@ -5,17 +5,16 @@
  *
  * 1. Demoted before the timer fires, it must run at once on another CPU,
  *    not sit on the offline one until it comes back (patch 0013).
- * 2. Once it is killed and its 0-lag time has passed, every bit of its
- *    bandwidth must be back: the pool can be lowered to almost nothing,
- *    as it could before. This fails today: the root domain keeps
- *    bandwidth after the CPU went offline and back (sched_dl_total_bw,
- *    which reports the groups' pool, reads 0), and the tests after it
- *    fail (49's 10 % admission gets EBUSY, 60's dld cannot lower the
- *    pool). Hence the 29 prefix: it runs with the stress in make stress,
- *    out of make check, until the leak is fixed.
+ * 2. The root domain rebuilds that take the CPU offline and back recount
+ *    the deadline tasks then alive; the bandwidth of the tasks that had
+ *    left, waiting for their 0-lag time, must not be taken back a second
+ *    time (patch 0014): once they are gone, the root domain's total_bw
+ *    is what it was at the start, and the pool can be lowered to almost
+ *    nothing again.
  */
 #include <sys/mman.h>
 #include "dlcpu.h"
+#include "dltask.h"
 
 /* The CPU @pid last ran on (field 39 of /proc/PID/stat), -1 on error. */
 static int last_cpu(pid_t pid)
@@ -40,14 +39,6 @@ static int last_cpu(pid_t pid)
 	if (p)
 		cpu = atoi(p + 1);
 	return cpu;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /*
@@ -90,7 +81,7 @@ static int throttled_demoted_runs(void)
 			for (;;)
 				(*count)++;
 		}
-		start = mono_ns();
+		start = now_ns();
 		for (i = 0; i < 100 && !*count; i++)
 			usleep(10000);
 		usleep(50000);
@@ -104,14 +95,14 @@ static int throttled_demoted_runs(void)
 			kill_child(pid);
 			continue;
 		}
-		if (mono_ns() - start < THROTTLED_PERIOD_NS * 3 / 4 && *count == before) {
+		if (now_ns() - start < THROTTLED_PERIOD_NS * 3 / 4 && *count == before) {
 			if (sched_setattr(pid, &other, 0))
 				ksft_exit_fail_msg("sched_setattr(SCHED_OTHER): %s\n", strerror(errno));
 			before = *count;
 			usleep(300000);
 			after = *count;
 			ksft_print_msg("throttled on cpu%d, offline, demoted %.0f ms after it entered: %lu -> %lu\n",
-				       cpu, (mono_ns() - start) / 1e6, before, after);
+				       cpu, (now_ns() - start) / 1e6, before, after);
 			result = after > before;
 		}
 		if (set_online(true))
@@ -136,17 +127,21 @@ static int pool_can_empty(void)
 
 int main(void)
 {
+	long long rd_bw0, rd_bw = 0;
 	int ret, i, err = 0;
 
 	ksft_print_header();
-	ksft_set_plan(3);
-	dl_setup("dltest-29h");
+	ksft_set_plan(4);
+	dl_setup("dltest-23");
 	if (cpus() < 2)
 		ksft_exit_skip("one CPU: nothing to take offline\n");
 	if (pick_cpu() < 0)
 		ksft_exit_skip("no CPU but cpu0 can go offline\n");
 	atexit(cpu_restore);
 
+	rd_bw0 = rd_total_bw(0);
+	if (rd_bw0 < 0)
+		ksft_exit_fail_msg("the root domain's total_bw: %s\n", strerror(-rd_bw0));
 	ksft_test_result(!pool_can_empty(), "before: the pool can be lowered to 1 us per period\n");
 	ret = throttled_demoted_runs();
 	if (ret < 0)
@@ -158,12 +153,16 @@ int main(void)
 	 * (2000: a TCG stall of 10 ms charged to it holds 20 s), away.
 	 */
 	for (i = 0; i < 300; i++) {
+		rd_bw = rd_total_bw(0);
 		err = pool_can_empty();
-		if (!err)
+		if (!err && rd_bw == rd_bw0)
 			break;
 		usleep(100000);
 	}
-	ksft_print_msg("sched_dl_total_bw %lld; lowering the pool: %s\n", pool_total(), strerror(-err));
-	ksft_test_result(!err, "after, with the task gone: the pool can be lowered to 1 us per period again\n");
+	ksft_print_msg("root domain total_bw %lld at start, %lld at the end; sched_dl_total_bw %lld; lowering the pool: %s\n",
+		       rd_bw0, rd_bw, pool_total(), strerror(-err));
+	ksft_test_result(rd_bw == rd_bw0, "after, with the tasks gone: the root domain's total_bw is back to %lld\n",
+			 rd_bw0);
+	ksft_test_result(!err, "after, with the tasks gone: the pool can be lowered to 1 us per period again\n");
 	ksft_finished();
 }

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched_setattr() calls that must not move the allocated bandwidth, found
+ * by the stress (29) as a drift of the root domain's total_bw:
+ *
+ * 1. SCHED_FLAG_KEEP_PARAMS changes the clamps only: asking for
+ *    SCHED_DEADLINE with it leaves a SCHED_OTHER task where it is, and a
+ *    deadline task's parameters as they are; neither may charge anything
+ *    (patch 0016).
+ * 2. A task that has exited (a zombie) is never dequeued again, so it
+ *    could never give back bandwidth charged now: SCHED_DEADLINE is
+ *    refused with ESRCH (patch 0015).
+ */
+#include <sys/wait.h>
+#include "dlgroup.h"
+
+struct totals {
+	long long pool, rd;
+};
+
+static struct totals totals(void)
+{
+	return (struct totals){ .pool = pool_total(), .rd = rd_total_bw(0) };
+}
+
+static bool totals_same(const char *when, struct totals before)
+{
+	struct totals now = totals();
+
+	if (now.pool == before.pool && now.rd == before.rd)
+		return true;
+	ksft_print_msg("%s: sched_dl_total_bw %lld -> %lld, root domain total_bw %lld -> %lld\n", when,
+		       before.pool, now.pool, before.rd, now.rd);
+	return false;
+}
+
+/* Up to 5 s for the totals to be @want again (a 0-lag time away). */
+static bool totals_back(struct totals want)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		struct totals now = totals();
+
+		if (now.pool == want.pool && now.rd == want.rd)
+			return true;
+		usleep(100000);
+	}
+	return totals_same("back", want);
+}
+
+static void keep_params(struct totals start)
+{
+	/* Small enough to fit the default pool: it must not be charged. */
+	struct sched_attr a = dl_attr(2 * NSEC_PER_MSEC, TASK_PERIOD_NS, TASK_PERIOD_NS), got;
+	struct dl_child other = dl_child_start(NULL, 0), dl;
+	struct totals before = totals();
+	int err;
+
+	a.sched_flags = SCHED_FLAG_KEEP_PARAMS;
+	err = sched_setattr(other.pid, &a, 0) ? errno : 0;
+	ksft_print_msg("SCHED_DEADLINE with KEEP_PARAMS on a SCHED_OTHER task: %s\n", strerror(err));
+	ksft_test_result(sched_getscheduler(other.pid) == SCHED_OTHER && totals_same("other", before),
+			 "KEEP_PARAMS asking SCHED_DEADLINE for a SCHED_OTHER task: it stays SCHED_OTHER, nothing charged\n");
+	dl_child_stop(&other);
+
+	/*
+	 * sched_setattr() fills the parameters in from the task: they only
+	 * differ from its own when another thread changes them meanwhile, a
+	 * race the stress (29) runs into; here it must simply do nothing.
+	 */
+	dl = dl_child_start(NULL, 5 * NSEC_PER_MSEC);
+	if (dl.err)
+		ksft_exit_fail_msg("a 5 ms deadline child: %s\n", strerror(dl.err));
+	before = totals();
+	err = sched_setattr(dl.pid, &a, 0) ? errno : 0;
+	if (sched_getattr(dl.pid, &got, sizeof(got), 0))
+		ksft_exit_fail_msg("sched_getattr: %s\n", strerror(errno));
+	ksft_print_msg("2 ms with KEEP_PARAMS on a 5 ms task: %s, runtime now %llu ns\n", strerror(err),
+		       (unsigned long long)got.sched_runtime);
+	ksft_test_result(got.sched_runtime == 5 * NSEC_PER_MSEC && totals_same("deadline", before),
+			 "KEEP_PARAMS with other parameters for a deadline task: they stay, nothing charged\n");
+	dl_child_stop(&dl);
+	ksft_test_result(totals_back(start), "once the tasks are gone: the totals are back to the start\n");
+}
+
+static void zombie(struct totals start)
+{
+	struct sched_attr a = dl_attr(10 * NSEC_PER_MSEC, TASK_PERIOD_NS, TASK_PERIOD_NS);
+	struct totals before;
+	siginfo_t si;
+	pid_t pid;
+	int err;
+
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid)
+		_exit(0);
+	/* A zombie, not reaped; then time for its last schedule. */
+	if (waitid(P_PID, pid, &si, WEXITED | WNOWAIT))
+		ksft_exit_fail_msg("waitid: %s\n", strerror(errno));
+	usleep(200000);
+	before = totals();
+	err = sched_setattr(pid, &a, 0) ? errno : 0;
+	ksft_test_result(err == ESRCH, "SCHED_DEADLINE for a zombie: ESRCH (got %s)\n", strerror(err));
+	ksft_test_result(totals_same("zombie", before), "SCHED_DEADLINE for a zombie: nothing charged\n");
+	waitpid(pid, NULL, 0);
+	ksft_test_result(totals_back(start), "once it is reaped: the totals are back to the start\n");
+}
+
+int main(void)
+{
+	struct totals start;
+
+	ksft_print_header();
+	ksft_set_plan(6);
+	dl_setup("dltest-24");
+	start = totals();
+	if (start.rd < 0)
+		ksft_exit_fail_msg("the root domain's total_bw: %s\n", strerror(-start.rd));
+	keep_params(start);
+	zombie(start);
+	ksft_finished();
+}
