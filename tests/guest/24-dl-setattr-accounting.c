@@ -10,9 +10,16 @@
  * 2. A task that has exited (a zombie) is never dequeued again, so it
  *    could never give back bandwidth charged now: SCHED_DEADLINE is
  *    refused with ESRCH (patch 0015).
+ * 3. fork() while another thread moves the parent in and out of
+ *    SCHED_DEADLINE: a child is never SCHED_DEADLINE, which it would be
+ *    with no bandwidth admitted and in the fair class (patch 0017).
  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "dlgroup.h"
+#include "dltask.h"
 
 struct totals {
 	long long pool, rd;
@@ -109,17 +116,74 @@ static void zombie(struct totals start)
 	ksft_test_result(totals_back(start), "once it is reaped: the totals are back to the start\n");
 }
 
+static atomic_int toggling;
+
+/* Moves the thread @arg points at in and out of SCHED_DEADLINE. */
+static void *toggler(void *arg)
+{
+	struct sched_attr dl = dl_attr(1 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC);
+	struct sched_attr other = { .size = sizeof(other), .sched_policy = SCHED_OTHER };
+	pid_t tid = *(pid_t *)arg;
+
+	while (atomic_load(&toggling)) {
+		sched_setattr(tid, &dl, 0);
+		sched_setattr(tid, &other, 0);
+	}
+	return NULL;
+}
+
+#define FORK_RACE_NS (3 * NSEC_PER_SEC)
+
+static void fork_race(struct totals start)
+{
+	unsigned long forks = 0, refused = 0, dl_children = 0;
+	pid_t self = syscall(SYS_gettid);
+	uint64_t end;
+	pthread_t th;
+	int status;
+
+	atomic_store(&toggling, 1);
+	if (pthread_create(&th, NULL, toggler, &self))
+		ksft_exit_fail_msg("pthread_create\n");
+	end = now_ns() + FORK_RACE_NS;
+	do {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			/* EAGAIN: a deadline task without reset-on-fork may not fork */
+			if (errno != EAGAIN)
+				ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+			refused++;
+		} else if (!pid) {
+			_exit((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_DEADLINE);
+		} else {
+			forks++;
+			if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status))
+				dl_children++;
+		}
+	} while (now_ns() < end);
+	atomic_store(&toggling, 0);
+	pthread_join(th, NULL);
+	dl_leave();
+	ksft_print_msg("fork against sched_setattr: %lu children, %lu refused (EAGAIN), %lu in SCHED_DEADLINE\n",
+		       forks, refused, dl_children);
+	ksft_test_result(forks && !dl_children,
+			 "fork while the parent goes in and out of SCHED_DEADLINE: no child is SCHED_DEADLINE\n");
+	ksft_test_result(totals_back(start), "after the fork race: the totals are back to the start\n");
+}
+
 int main(void)
 {
 	struct totals start;
 
 	ksft_print_header();
-	ksft_set_plan(6);
+	ksft_set_plan(8);
 	dl_setup("dltest-24");
 	start = totals();
 	if (start.rd < 0)
 		ksft_exit_fail_msg("the root domain's total_bw: %s\n", strerror(-start.rd));
 	keep_params(start);
 	zombie(start);
+	fork_race(start);
 	ksft_finished();
 }
