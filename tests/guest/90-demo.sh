@@ -13,7 +13,16 @@ STATS=/run/dlsched-demo
 LOAD_SECONDS=${DEMO_LOAD_SECONDS:-30}
 load_pids=()
 
+# The guest's own stalls (TCG: the host stops a vCPU, or all of them):
+# helpers/stallwatch.c logs every gap over 40 ms a pinned SCHED_FIFO
+# ticker sees on any CPU.
+STALLS=$(mktemp)
+/usr/lib/dlsched/bin/stallwatch "$STALLS" &
+stallwatch_pid=$!
+
 demo_cleanup() {
+	kill "$stallwatch_pid" 2>/dev/null
+	rm -f "$STALLS"
 	[ ${#load_pids[@]} -gt 0 ] && kill "${load_pids[@]}" 2>/dev/null
 	"$SETUP" stop > /dev/null 2>&1
 	dld_cleanup
@@ -106,7 +115,22 @@ for svc in media control; do
 				s + 0 >= t - 0.3 && s + 0 <= t + 0.3' | head -n 40 |
 			while IFS= read -r line; do diag "  $line"; done
 	fi
-	is "demo-$svc: 0 deadline misses once the demo was up" "$(( $(stat_of "$svc" misses) - early ))" 0
+	# Once the demo is up a miss fails the test, unless the guest itself
+	# stalled during that instance's period, which no scheduler rule can
+	# make up for: then the witness shows a gap overlapping it.
+	after=$(( $(stat_of "$svc" misses) - early ))
+	stalled=0
+	for r in $(journalctl -u "demo-$svc.service" -o cat --no-pager |
+		sed -n 's/.*deadline miss: .*released at \([0-9.]*\),.*/\1/p' | awk -v end="$setup_end" '$1 >= end'); do
+		if awk -v r="$r" '$1 == "gap" && $2 < r + 0.1 && $3 > r { found = 1 } END { exit !found }' "$STALLS"; then
+			stalled=$((stalled + 1))
+			diag "demo-$svc: the instance released at $r missed during a guest stall:" \
+				"$(awk -v r="$r" '$1 == "gap" && $2 < r + 0.1 && $3 > r' "$STALLS" | tr '\n' ' ')"
+		fi
+	done
+	is "demo-$svc: 0 deadline misses once the demo was up, but for guest stalls ($after, $stalled in a stall)" \
+		"$((after - stalled))" 0
 done
+diag "guest stalls over 40 ms seen during the demo: $(grep -c '^gap' "$STALLS")"
 is "dld still running" "$(systemctl is-active dld.service)" active
 done_testing
