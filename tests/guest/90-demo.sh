@@ -103,12 +103,13 @@ for svc in media control; do
 	# costs an instance, two at most; a rule that made the task late for
 	# good (as holding a constrained deadline task to the period of a
 	# late instance did) fails the count that follows.
-	early=$(journalctl -u "demo-$svc.service" -o cat --no-pager | sed -n 's/.*deadline miss: .*released at \([0-9.]*\),.*/\1/p' |
-		awk -v end="$setup_end" '$1 < end' | wc -l)
+	# The release times of the worker's misses, from its own log.
+	released=$(journalctl -u "demo-$svc.service" -o cat --no-pager |
+		sed -n 's/.*deadline miss: .*released at \([0-9.]*\),.*/\1/p')
+	early=$(awk -v end="$setup_end" 'NF && $1 < end' <<< "$released" | wc -l)
 	ok "demo-$svc: at most 2 deadline misses while the services were being admitted ($early)" test "$early" -le 2
 	if [ "$early" -gt 0 ]; then
-		first=$(journalctl -u "demo-$svc.service" -o cat --no-pager |
-			sed -n 's/.*deadline miss: .*released at \([0-9.]*\),.*/\1/p' | head -n 1)
+		first=$(head -n 1 <<< "$released")
 		diag "what the journal shows around the first miss (released at $first):"
 		journalctl -o short-monotonic --no-pager |
 			awk -v t="$first" '{ s = $0; sub(/^\[ */, "", s); sub(/\].*/, "", s) }
@@ -120,8 +121,7 @@ for svc in media control; do
 	# make up for: then the witness shows a gap overlapping it.
 	after=$(( $(stat_of "$svc" misses) - early ))
 	stalled=0
-	for r in $(journalctl -u "demo-$svc.service" -o cat --no-pager |
-		sed -n 's/.*deadline miss: .*released at \([0-9.]*\),.*/\1/p' | awk -v end="$setup_end" '$1 >= end'); do
+	for r in $(awk -v end="$setup_end" 'NF && $1 >= end' <<< "$released"); do
 		if awk -v r="$r" '$1 == "gap" && $2 < r + 0.1 && $3 > r { found = 1 } END { exit !found }' "$STALLS"; then
 			stalled=$((stalled + 1))
 			diag "demo-$svc: the instance released at $r missed during a guest stall:" \

@@ -29,14 +29,16 @@
  * "unexpected"), and the kernel log is read throughout for splats. At the
  * end everything is undone (CPUs online, sysctls, cgroups), and
  * sched_dl_total_bw, cpu0's root domain total_bw (scheduler debugfs) and
- * every cpu.dl_total_bw must be back to their starting values exactly, once the dead tasks' bandwidth is back (their
- * 0-lag time, at most a period after their exit).
+ * every cpu.dl_total_bw must be back to their starting values exactly,
+ * once the dead tasks' bandwidth is back (their 0-lag time, at most a
+ * period after their exit).
  *
  * It prints the operations per kind with their errors per errno, the
  * splats, the leaked bandwidth, then one "check NAME: ok" or
  * "check NAME: FAIL why" line per criterion (run, errno, tasks, splats,
- * pool, rootdomain, groups, cleanup). Exit status: 0 all clean, 1 a check failed,
- * 2 usage or setup error, 4 skipped (not root, or not the dlsched kernel).
+ * pool, rootdomain, groups, cleanup). Exit status: 0 all clean, 1 a check
+ * failed, 2 usage or setup error, 4 skipped (not root, or not the dlsched
+ * kernel).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -2034,11 +2036,6 @@ static int totals_differ(const struct gtotal *start, int ns, const struct gtotal
 }
 
 /*
- * Starting values: the pool and the groups as they hold still for 1.5 s
- * (longer than the 1 s periods of the other tests, whose dead tasks
- * give back at their 0-lag time), or as they are after 6 s.
- */
-/*
  * When the bandwidth does not come back: the threads still in
  * SCHED_DEADLINE anywhere, to tell a leak from a holder.
  */
@@ -2078,6 +2075,11 @@ static void say_dl_threads(void)
 	say("bandwidth: %d threads in SCHED_DEADLINE", n);
 }
 
+/*
+ * Starting values: the pool and the groups as they hold still for 1.5 s
+ * (longer than the 1 s periods of the other tests, whose dead tasks
+ * give back at their 0-lag time), or as they are after 6 s.
+ */
 static int wait_stable(unsigned long long *pool, struct gtotal **groups)
 {
 	uint64_t start = now_ns(), since = start;

@@ -21,21 +21,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "dltask.h"
 
-#define NSEC_PER_SEC 1000000000LL
 #define TICK_NS (1000 * 1000LL)
 #define STALL_NS (40 * 1000 * 1000LL)
 
 static FILE *out;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static void *watch(void *arg)
 {
@@ -48,10 +40,10 @@ static void *watch(void *arg)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		fprintf(stderr, "stallwatch: cpu%d: sched_setaffinity: %s\n", cpu, strerror(errno));
-	prev = mono_ns();
+	prev = (int64_t)now_ns();
 	for (;;) {
 		nanosleep(&tick, NULL);
-		now = mono_ns();
+		now = (int64_t)now_ns();
 		if (now - prev > STALL_NS) {
 			pthread_mutex_lock(&out_lock);
 			fprintf(out, "gap %lld.%06lld %lld.%06lld cpu%d\n", (long long)(prev / NSEC_PER_SEC),
