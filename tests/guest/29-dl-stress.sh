@@ -12,7 +12,7 @@
 
 bin=/usr/lib/dlsched/bin/dlstress
 secs=${DLSCHED_STRESS_SECONDS:-60}
-checks=(run errno tasks splats pool rootdomain groups cleanup)
+checks=(run errno tasks splats pool rootdomain runqueues groups cleanup)
 declare -A what=(
 	[run]="every worker ran for the whole time"
 	[errno]="no call returned an errno outside its set, or succeeded where it must fail"
@@ -20,6 +20,7 @@ declare -A what=(
 	[splats]="no kernel splat (kernel log, taint, lockdep)"
 	[pool]="sched_dl_total_bw back to its starting value"
 	[rootdomain]="the root domain's total_bw back to its starting value"
+	[runqueues]="every runqueue's running_bw and this_bw back to 0"
 	[groups]="every cpu.dl_total_bw back to its starting value"
 	[cleanup]="CPUs online, sysctls and cgroups as they were"
 )

@@ -128,11 +128,15 @@ static inline int write_ll(const char *path, long long v)
  * scheduler's debugfs file, which sched_dl_total_bw does not show once
  * groups have a pool of their own. -errno if the file or @cpu is missing.
  */
-static inline long long rd_total_bw(int cpu)
+/*
+ * Field @field (e.g. "this_bw", "dl_bw->total_bw") of CPU @cpu's dl_rq in
+ * the scheduler's debugfs file; -ENOENT when it is not there.
+ */
+static inline long long dl_rq_field(int cpu, const char *field)
 {
 	FILE *f = fopen("/sys/kernel/debug/sched/debug", "re");
-	char line[256];
-	long long bw = -ENOENT;
+	char line[256], name[64];
+	long long v, val = -ENOENT;
 	int in_cpu = -1, n;
 
 	if (!f)
@@ -140,11 +144,64 @@ static inline long long rd_total_bw(int cpu)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "dl_rq[%d]:", &n) == 1)
 			in_cpu = n;
-		else if (in_cpu == cpu && sscanf(line, " .dl_bw->total_bw : %lld", &bw) == 1)
+		else if (in_cpu == cpu && sscanf(line, " .%63s : %lld", name, &v) == 2 &&
+			 !strcmp(name, field)) {
+			val = v;
 			break;
+		}
 	}
 	fclose(f);
-	return bw;
+	return val;
+}
+
+/* The total_bw of @cpu's root domain (in 2^-20 units, as dl_bw). */
+static inline long long rd_total_bw(int cpu)
+{
+	return dl_rq_field(cpu, "dl_bw->total_bw");
+}
+
+/*
+ * The runqueues whose GRUB utilizations (running_bw, this_bw: patch 0018)
+ * are not 0, described into @buf ("cpu1 this_bw 78643, ..."); their number.
+ * With no deadline task left, and their 0-lag times passed, all are 0.
+ */
+static inline int rq_bw_nonzero(char *buf, size_t size)
+{
+	static const char *const fields[] = { "running_bw", "this_bw" };
+	long cpu, ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	long long v;
+	int i, n = 0;
+
+	if (buf && size)
+		buf[0] = '\0';
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		for (i = 0; i < 2; i++) {
+			v = dl_rq_field((int)cpu, fields[i]);
+			if (!v)
+				continue;
+			n++;
+			if (buf)
+				snprintf(buf + strlen(buf), size - strlen(buf), "%scpu%ld %s %lld",
+					 n > 1 ? ", " : "", cpu, fields[i], v);
+		}
+	}
+	return n;
+}
+
+/* rq_bw_nonzero() is 0 within @wait_ms; otherwise says which are not. */
+static inline bool rq_bw_zero(int wait_ms)
+{
+	char buf[512];
+	int t;
+
+	for (t = 0; t <= wait_ms; t += 50) {
+		if (!rq_bw_nonzero(NULL, 0))
+			return true;
+		usleep(50000);
+	}
+	rq_bw_nonzero(buf, sizeof(buf));
+	ksft_print_msg("runqueue utilizations not 0: %s\n", buf);
+	return false;
 }
 
 static inline int online_cpus(void)

@@ -29,14 +29,15 @@
  * "unexpected"), and the kernel log is read throughout for splats. At the
  * end everything is undone (CPUs online, sysctls, cgroups), and
  * sched_dl_total_bw, cpu0's root domain total_bw (scheduler debugfs) and
- * every cpu.dl_total_bw must be back to their starting values exactly,
+ * every cpu.dl_total_bw must be back to their starting values exactly, and
+ * every runqueue's running_bw and this_bw (scheduler debugfs) to 0,
  * once the dead tasks' bandwidth is back (their 0-lag time, at most a
  * period after their exit).
  *
  * It prints the operations per kind with their errors per errno, the
  * splats, the leaked bandwidth, then one "check NAME: ok" or
  * "check NAME: FAIL why" line per criterion (run, errno, tasks, splats,
- * pool, rootdomain, groups, cleanup). Exit status: 0 all clean, 1 a check
+ * pool, rootdomain, runqueues, groups, cleanup). Exit status: 0 all clean, 1 a check
  * failed, 2 usage or setup error, 4 skipped (not root, or not the dlsched
  * kernel).
  */
@@ -2563,6 +2564,8 @@ int main(int argc, char **argv)
 	int n_start, n_end = 0, debug_locks0, debug_locks1, i, group_diff, failures = 0;
 	unsigned long long pool0 = 0, pool1 = 0, taint0, taint1;
 	long long rd0, rd1 = -1;
+	char rq_buf[512];
+	int rq_left;
 	bool cpu_added = false, cpus_ok = true, sysctls_ok, groups_removed, settled = false;
 	uint64_t t, next_progress, progress_every, unexpected, settle_start, last_change;
 	unsigned long long last_pool;
@@ -2697,7 +2700,7 @@ int main(int argc, char **argv)
 		if (read_u64(SYS_DL_TOTAL, &pool1))
 			pool1 = ~0ULL;
 		rd1 = rd_total_bw(0);
-		if (pool1 == pool0 && rd1 == rd0 &&
+		if (pool1 == pool0 && rd1 == rd0 && !rq_bw_nonzero(NULL, 0) &&
 		    !totals_differ(start_groups, n_start, end_groups, n_end, false)) {
 			settled = true;
 			break;
@@ -2734,6 +2737,8 @@ int main(int argc, char **argv)
 	    (long long)(pool1 - pool0), settled ? "" : ", not settled");
 	say("bandwidth: cpu0's root domain total_bw %lld at start, %lld at the end (%+lld)", rd0, rd1,
 	    rd1 - rd0);
+	rq_left = rq_bw_nonzero(rq_buf, sizeof(rq_buf));
+	say("bandwidth: runqueues' running_bw and this_bw: %s", rq_left ? rq_buf : "all 0");
 	if (!settled)
 		say_dl_threads();
 	say("bandwidth: settling took %.1f s", settle_start / 1e9);
@@ -2789,6 +2794,12 @@ int main(int argc, char **argv)
 		failures++;
 		say("check rootdomain: FAIL cpu0's root domain total_bw %lld, %lld at start (%+lld)", rd1,
 		    rd0, rd1 - rd0);
+	}
+	if (!rq_left) {
+		say("check runqueues: ok");
+	} else {
+		failures++;
+		say("check runqueues: FAIL %d utilizations not back to 0: %s", rq_left, rq_buf);
 	}
 	if (!group_diff) {
 		say("check groups: ok");
