@@ -181,8 +181,15 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
         for (size_t i = 0; i < n_files; i++) {
                 const CheckFile *cf = &files[i];
 
-                if (is_policy_file(cf->path)) {
-                        r = policy_parse(&ret->policy, cf->path, cf->text, &ret->diags);
+                if (!cf->text) {
+                        r = diag_add(&ret->diags, cf->path, NULL, "cannot read: %s",
+                                     config_file_error(cf->read_error)) < 0 ? -ENOMEM : -EINVAL;
+                        if (is_policy_file(cf->path)) {
+                                policy_parse_failed = true;
+                                ret->n_policy_files++;
+                        }
+                } else if (is_policy_file(cf->path)) {
+                        r = policy_parse_n(&ret->policy, cf->path, cf->text, cf->size ?: strlen(cf->text), &ret->diags);
                         if (r == -EINVAL)
                                 policy_parse_failed = true;
                         ret->n_policy_files++;

@@ -17,7 +17,9 @@
 
 typedef struct CheckFile {
         const char *path;       /* *.json: policy; anything else: unit file or drop-in */
-        const char *text;
+        const char *text;       /* NULL when it could not be read */
+        size_t size;            /* 0: strlen(text) */
+        int read_error;         /* why not (read_config_file()), reported as a problem */
 } CheckFile;
 
 typedef struct CheckVerdict {

@@ -112,10 +112,13 @@ static void check_files_done(CheckFile *files, size_t n) {
 static int check_file_add(CheckFile **files, size_t *n, const char *path) {
         _cleanup_free_ char *text = NULL, *p = NULL;
         CheckFile *nf;
+        size_t size = 0;
         int r;
 
-        r = read_full_file(path, &text, NULL);
-        if (r < 0) {
+        /* A file that is there but not fit to be read (a FIFO, a device, too
+         * large) is a problem of the configuration, reported with the rest. */
+        r = read_config_file(path, &text, &size);
+        if (r < 0 && r != -EBADFD && r != -EFBIG && r != -EISDIR) {
                 log_error("check: %s: %s", path, strerror(-r));
                 return r;
         }
@@ -126,7 +129,8 @@ static int check_file_add(CheckFile **files, size_t *n, const char *path) {
                 return -ENOMEM;
         }
         *files = nf;
-        nf[(*n)++] = (CheckFile) { .path = TAKE_PTR(p), .text = TAKE_PTR(text) };
+        nf[(*n)++] = (CheckFile) { .path = TAKE_PTR(p), .text = TAKE_PTR(text), .size = size,
+                                   .read_error = r };
         return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 
+#include "jsoncheck.h"
 #include "policy.h"
 #include "unitname.h"
 
@@ -256,8 +257,13 @@ static void parse_group(Ctx *c, Policy *p, json_object *g, const char *gpath) {
                                 problem(c, path, "%s is out of range (more than 0, at most 100)",
                                         json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN));
                                 valid = false;
-                        } else
-                                grp.max_request_bw = (uint64_t) floor(pct / 100.0 * (double) DL_BW_UNIT);
+                        } else if (!(grp.max_request_bw = (uint64_t) floor(pct / 100.0 * (double) DL_BW_UNIT))) {
+                                /* 0 means "no limit": a tiny limit must not become none. */
+                                problem(c, path, "%s%% is less than the smallest bandwidth the kernel counts (1/%llu of a CPU, %.7f%%)",
+                                        json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN),
+                                        (unsigned long long) DL_BW_UNIT, 100.0 / (double) DL_BW_UNIT);
+                                valid = false;
+                        }
                 } else if (strcmp(key, "on_refusal") == 0) {
                         if (!get_string(c, val, path, &s))
                                 valid = false;
@@ -306,32 +312,36 @@ fail:
 }
 
 int policy_parse(Policy *p, const char *file, const char *text, DiagList *d) {
+        return policy_parse_n(p, file, text, strlen(text), d);
+}
+
+int policy_parse_n(Policy *p, const char *file, const char *text, size_t size, DiagList *d) {
         static const char * const known[] = { "system", "groups", "description", "$schema", NULL };
         Ctx c = { .file = file, .d = d };
+        _cleanup_free_ char *where = NULL, *reason = NULL;
         json_tokener *tok;
         json_object *root;
-        enum json_tokener_error jerr;
+        int r;
+
+        /* What json-c lets through (duplicate keys above all) first. */
+        r = json_check_strict(text, size, &where, &reason);
+        if (r == -EINVAL)
+                return diag_add(d, file, where, "invalid JSON: %s", reason) < 0 ? -ENOMEM : -EINVAL;
+        if (r < 0)
+                return r;
 
         tok = json_tokener_new();
         if (!tok)
                 return -ENOMEM;
-        root = json_tokener_parse_ex(tok, text, (int) strlen(text) + 1);
-        jerr = json_tokener_get_error(tok);
-        if (!root || jerr != json_tokener_success) {
-                size_t off = json_tokener_get_parse_end(tok), line = 1, col = 1;
-                char where[64];
-
-                for (size_t i = 0; i < off && text[i]; i++)
-                        if (text[i] == '\n')
-                                line++, col = 1;
-                        else
-                                col++;
-                snprintf(where, sizeof(where), "line %zu, column %zu", line, col);
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        root = json_tokener_parse_ex(tok, text, (int) size);
+        if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+                /* Not reached: json_check_strict() refuses whatever json-c does. */
+                r = diag_add(d, file, NULL, "invalid JSON: %s",
+                             json_tokener_error_desc(json_tokener_get_error(tok)));
                 json_tokener_free(tok);
                 json_object_put(root);
-                return diag_add(d, file, where, "invalid JSON: %s",
-                                jerr != json_tokener_success ? json_tokener_error_desc(jerr) : "empty document") < 0
-                        ? -ENOMEM : -EINVAL;
+                return r < 0 ? -ENOMEM : -EINVAL;
         }
         json_tokener_free(tok);
 
@@ -535,14 +545,16 @@ int policy_load_files(Policy *p, char * const *paths, DiagList *d) {
                 _cleanup_free_ char *text = NULL;
                 int k;
 
-                k = read_full_file(paths[i], &text, NULL);
+                size_t size;
+
+                k = read_config_file(paths[i], &text, &size);
                 if (k < 0) {
-                        if (diag_add(d, paths[i], NULL, "cannot read: %s", strerror(-k)) < 0)
+                        if (diag_add(d, paths[i], NULL, "cannot read: %s", config_file_error(k)) < 0)
                                 return -ENOMEM;
                         ret = -EINVAL;
                         continue;
                 }
-                k = policy_parse(p, paths[i], text, d);
+                k = policy_parse_n(p, paths[i], text, size, d);
                 if (k == -ENOMEM)
                         return k;
                 if (k < 0)

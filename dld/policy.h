@@ -71,6 +71,10 @@ void policy_done(Policy *p);
 /* Merges one file's JSON text into p. Returns 0, -EINVAL (problems appended
  * to d) or -ENOMEM. */
 int policy_parse(Policy *p, const char *file, const char *text, DiagList *d);
+/* The same for @size bytes of text (a NUL byte among them is refused). The
+ * text must be standard JSON (jsoncheck.h): no duplicate keys, comments,
+ * trailing commas, NaN or data after the document. */
+int policy_parse_n(Policy *p, const char *file, const char *text, size_t size, DiagList *d);
 
 /* Checks the merged policy as a whole: duplicates, nesting, groups against
  * the system budget and each other, RT + deadline coupling. Keys the policy

@@ -144,20 +144,26 @@ static int read_request(Manager *m, const char *unit, const UnitInfo *u, Deadlin
         *ret_manual = false;
         if (!mpath)
                 return -ENOMEM;
-        if (read_full_file(mpath, &mtext, NULL) == 0) {
+        if (read_config_file(mpath, &mtext, NULL) == 0) {
                 *ret_manual = true;
                 r = dropin_parse(req, mpath, mtext, &d);
         } else {
                 if (u->fragment_path && *u->fragment_path) {
                         _cleanup_free_ char *text = NULL;
 
-                        if (read_full_file(u->fragment_path, &text, NULL) == 0)
+                        if (read_config_file(u->fragment_path, &text, NULL) == 0)
                                 r = dropin_parse(req, u->fragment_path, text, &d);
                 }
                 for (char **p = u->dropin_paths; p && *p && r != -ENOMEM; p++) {
                         _cleanup_free_ char *text = NULL;
 
-                        if (read_full_file(*p, &text, NULL) < 0)
+                        k = read_config_file(*p, &text, NULL);
+                        if (k == -EBADFD || k == -EFBIG) {
+                                /* systemd itself skips such a drop-in: say so, and refuse. */
+                                r = diag_add(&d, *p, NULL, "cannot read: %s", config_file_error(k)) < 0 ? -ENOMEM : -EINVAL;
+                                continue;
+                        }
+                        if (k < 0)
                                 continue;
                         k = dropin_parse(req, *p, text, &d);
                         if (k < 0)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -44,14 +46,10 @@ char *strstrip(char *s) {
 
 #define READ_FULL_MAX (1024 * 1024)
 
-int read_full_file(const char *path, char **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = -1;
+/* Reads fd to its end, at most max bytes (-EFBIG beyond), NUL-terminated. */
+static int read_fd_full(int fd, size_t max, char **ret, size_t *ret_size) {
         _cleanup_free_ char *buf = NULL;
         size_t size = 0, alloc = 0;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
 
         for (;;) {
                 ssize_t k;
@@ -59,7 +57,7 @@ int read_full_file(const char *path, char **ret, size_t *ret_size) {
                 if (alloc - size < 4097) {
                         char *nb;
 
-                        if (alloc >= READ_FULL_MAX)
+                        if (alloc >= max + 4097)
                                 return -EFBIG;
                         alloc = alloc ? alloc * 2 : 4096 + 1;
                         nb = realloc(buf, alloc);
@@ -76,6 +74,8 @@ int read_full_file(const char *path, char **ret, size_t *ret_size) {
                 if (k == 0)
                         break;
                 size += k;
+                if (size > max)
+                        return -EFBIG;
         }
         if (!buf) {
                 buf = strdup("");
@@ -87,4 +87,43 @@ int read_full_file(const char *path, char **ret, size_t *ret_size) {
                 *ret_size = size;
         *ret = TAKE_PTR(buf);
         return 0;
+}
+
+int read_full_file(const char *path, char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = -1;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        return read_fd_full(fd, READ_FULL_MAX, ret, ret_size);
+}
+
+int read_config_file(const char *path, char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        /* O_NONBLOCK: opening a FIFO nobody writes to must not hang. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        if ((uint64_t) st.st_size > CONFIG_FILE_MAX)
+                return -EFBIG;
+        return read_fd_full(fd, CONFIG_FILE_MAX, ret, ret_size);
+}
+
+const char *config_file_error(int r) {
+        switch (r) {
+        case -EBADFD:
+                return "not a regular file";
+        case -EFBIG:
+                return "larger than the " CONFIG_FILE_MAX_TEXT " limit";
+        default:
+                return strerror(-r);
+        }
 }

@@ -66,3 +66,11 @@ char *strstrip(char *s);
 
 /* Reads a whole file (up to 1 MiB) into a NUL-terminated buffer. */
 int read_full_file(const char *path, char **ret, size_t *ret_size);
+
+/* Policies and unit files: regular files only (-EISDIR, -EBADFD for a FIFO,
+ * a device or a socket, opened without blocking), at most CONFIG_FILE_MAX
+ * bytes (-EFBIG). config_file_error() words an error for the user. */
+#define CONFIG_FILE_MAX (1024 * 1024)
+#define CONFIG_FILE_MAX_TEXT "1 MiB"
+int read_config_file(const char *path, char **ret, size_t *ret_size);
+const char *config_file_error(int r);

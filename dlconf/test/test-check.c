@@ -53,16 +53,16 @@ static void test_slice(void) {
 
 static void test_verdicts(void) {
         CheckFile files[] = {
-                { "p/50-demo.json", policy },
-                { "a.service", "[Service]\nSlice=deadline-media.slice\nExecStart=/bin/a\n" },
-                { "a.service.d/dl.conf", "[Service]\nX-DeadlineRuntime=10ms\nX-DeadlinePeriod=40ms\n" },
-                { "b.service", "[Service]\nSlice=deadline-media.slice\n" },
-                { "b.service.d/dl.conf", "[Service]\nX-DeadlineRuntime=8ms\nX-DeadlinePeriod=40ms\n" },
-                { "c.service", "[Service]\nSlice=deadline-media.slice\n" },
-                { "c.service.d/dl.conf", "[Service]\nX-DeadlineRuntime=12ms\nX-DeadlinePeriod=40ms\n" },
-                { "d.service", "[Service]\nSlice=other.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
-                { "e.service", "[Service]\nSlice=deadline-media-sub.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
-                { "f.service", "[Service]\nSlice=deadline-media.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
+                { .path = "p/50-demo.json", .text = policy },
+                { .path = "a.service", .text = "[Service]\nSlice=deadline-media.slice\nExecStart=/bin/a\n" },
+                { .path = "a.service.d/dl.conf", .text = "[Service]\nX-DeadlineRuntime=10ms\nX-DeadlinePeriod=40ms\n" },
+                { .path = "b.service", .text = "[Service]\nSlice=deadline-media.slice\n" },
+                { .path = "b.service.d/dl.conf", .text = "[Service]\nX-DeadlineRuntime=8ms\nX-DeadlinePeriod=40ms\n" },
+                { .path = "c.service", .text = "[Service]\nSlice=deadline-media.slice\n" },
+                { .path = "c.service.d/dl.conf", .text = "[Service]\nX-DeadlineRuntime=12ms\nX-DeadlinePeriod=40ms\n" },
+                { .path = "d.service", .text = "[Service]\nSlice=other.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
+                { .path = "e.service", .text = "[Service]\nSlice=deadline-media-sub.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
+                { .path = "f.service", .text = "[Service]\nSlice=deadline-media.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
         };
         _cleanup_free_ char *text = NULL, *json = NULL;
         CheckResult r;
@@ -108,20 +108,20 @@ static void test_invalid(void) {
                 size_t n;
                 const char *want;       /* a line of the output */
         } cases[] = {
-                { "unknown policy key", { { "p.json", "{ \"groups\": [], \"sytem\": {} }" } }, 1,
+                { "unknown policy key", { { .path = "p.json", .text = "{ \"groups\": [], \"sytem\": {} }" } }, 1,
                   "p.json: $.sytem: " },
-                { "policy not JSON", { { "p.json", "{ groups: " } }, 1, "p.json: " },
+                { "policy not JSON", { { .path = "p.json", .text = "{ groups: " } }, 1, "p.json: " },
                 { "group larger than the system budget",
-                  { { "p.json", "{ \"groups\": [ { \"name\": \"g\", \"slice\": \"g.slice\", \"runtime_us\": 900000, \"period_us\": 1000000 } ] }" } }, 1,
+                  { { .path = "p.json", .text = "{ \"groups\": [ { \"name\": \"g\", \"slice\": \"g.slice\", \"runtime_us\": 900000, \"period_us\": 1000000 } ] }" } }, 1,
                   "p.json: $.groups[0]" },
-                { "drop-in: bad time span", { { "x.service", "[Service]\nX-DeadlineRuntime=fast\nX-DeadlinePeriod=10ms\n" } }, 1,
+                { "drop-in: bad time span", { { .path = "x.service", .text = "[Service]\nX-DeadlineRuntime=fast\nX-DeadlinePeriod=10ms\n" } }, 1,
                   "x.service: line 2: X-DeadlineRuntime=fast: not a time span" },
-                { "drop-in: unknown key", { { "x.service.d/a.conf", "[Service]\nX-DeadlineRuntim=1ms\n" } }, 1,
+                { "drop-in: unknown key", { { .path = "x.service.d/a.conf", .text = "[Service]\nX-DeadlineRuntim=1ms\n" } }, 1,
                   "x.service.d/a.conf: line 2: unknown key X-DeadlineRuntim=" },
                 { "drop-in: runtime longer than the deadline",
-                  { { "x.conf", "[Service]\nX-DeadlineRuntime=5ms\nX-DeadlineDeadline=2ms\nX-DeadlinePeriod=10ms\n" } }, 1,
+                  { { .path = "x.conf", .text = "[Service]\nX-DeadlineRuntime=5ms\nX-DeadlineDeadline=2ms\nX-DeadlinePeriod=10ms\n" } }, 1,
                   "x.conf: line 2: runtime 5ms, deadline 2ms, period 10ms: runtime is longer than the deadline" },
-                { "drop-in without a request", { { "y.service", "[Service]\nExecStart=/bin/true\n" } }, 1,
+                { "drop-in without a request", { { .path = "y.service", .text = "[Service]\nExecStart=/bin/true\n" } }, 1,
                   "y.service: no deadline request (X-DeadlineRuntime= and X-DeadlinePeriod=) in its files" },
         };
 
@@ -140,7 +140,7 @@ static void test_invalid(void) {
 }
 
 static void test_no_policy(void) {
-        CheckFile files[] = { { "m.service", "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n" } };
+        CheckFile files[] = { { .path = "m.service", .text = "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n" } };
         _cleanup_free_ char *text = NULL;
         CheckResult r;
 
@@ -167,7 +167,7 @@ static void test_demo(void) {
         for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
                 snprintf(full[i], sizeof(full[i]), "%s/%s", TOP, paths[i]);
                 ok(read_full_file(full[i], &texts[i], NULL) == 0, "read %s", paths[i]);
-                files[i] = (CheckFile) { full[i], texts[i] ?: "" };
+                files[i] = (CheckFile) { .path = full[i], .text = texts[i] ?: "" };
         }
         is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "demo: check runs");
         is_int(r.diags.n, 0, "demo: no problems");
@@ -199,7 +199,7 @@ static void test_examples(void) {
 
                 snprintf(path, sizeof(path), "%s/%s", TOP, cases[i].path);
                 ok(read_full_file(path, &text, NULL) == 0, "read %s", cases[i].path);
-                is_int(check_files(&r, &(CheckFile) { path, text ?: "" }, 1, 4, &defaults), 0, "%s: check runs", cases[i].path);
+                is_int(check_files(&r, &(CheckFile) { .path = path, .text = text ?: "" }, 1, 4, &defaults), 0, "%s: check runs", cases[i].path);
                 is_int(check_exit_status(&r), cases[i].want ? EXIT_DLCONF_INVALID : 0, "  exit status %d",
                        cases[i].want ? EXIT_DLCONF_INVALID : 0);
                 out = text_of(&r, false);

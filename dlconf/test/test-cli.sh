@@ -24,6 +24,18 @@ expect "check of the demo needs no daemon: exit 3 (one refused)" 3 'admitted dem
 echo '{ "groups": [ { "name": "x", "slice": "x.slice", "runtime_us": "lots", "period_us": 1000000 } ] }' > "$tmp/bad.json"
 expect "check of a broken policy: exit 6, file and JSON path" 6 "$tmp/bad.json: \\\$.groups\\[0\\].runtime_us: " "$D" check "$tmp/bad.json"
 expect "check of a missing file: exit 1" 1 "^dlconf: check: $tmp/none.json: No such file or directory$" "$D" check "$tmp/none.json"
+mkfifo "$tmp/fifo.json"
+expect "check of a FIFO: exit 6 at once, not a regular file" 6 "^$tmp/fifo.json: cannot read: not a regular file" \
+	timeout 10 "$D" check "$tmp/fifo.json"
+head -c 1048577 /dev/zero | tr '\0' ' ' > "$tmp/big.json"
+expect "check of a file over the limit: exit 6, the limit named" 6 "^$tmp/big.json: cannot read: larger than the 1 MiB limit" \
+	"$D" check "$tmp/big.json"
+printf '{"groups": [], "groups": []}' > "$tmp/dup.json"
+expect "check of a duplicate key: exit 6, its path" 6 "^$tmp/dup.json: \\\$.groups: invalid JSON: duplicate key \"groups\"" \
+	"$D" check "$tmp/dup.json"
+printf '{}\n{}' > "$tmp/two.json"
+expect "check of two documents: exit 6, the line" 6 "^$tmp/two.json: line 2, column 1: invalid JSON: data after the end of the document" \
+	"$D" check "$tmp/two.json"
 out=$("$D" check --json --cpus=2 "$TOP"/policies/examples/demo.json "$TOP"/units/demo/demo-media.service{,.d/deadline.conf} 2>&1)
 if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["valid"] and d["verdicts"][0]["verdict"] == "admitted"' "$out" 2>/dev/null; then
 	pass "check --json parses, verdict admitted"

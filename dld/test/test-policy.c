@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <sys/stat.h>
+
 #include "policy.h"
 #include "tap.h"
 
@@ -125,8 +127,8 @@ static void test_bad(void) {
         char *msg;
         size_t n;
 
-        check_bad("{\"system\": ", "p.json: line 1, column 12: invalid JSON: unexpected end of data");
-        check_bad("{\n  \"groups\": [ } ]\n}", "p.json: line 2, column 15: invalid JSON: unexpected character");
+        check_bad("{\"system\": ", "p.json: line 1, column 12: invalid JSON: the document ends where a value should be");
+        check_bad("{\n  \"groups\": [ } ]\n}", "p.json: line 2, column 15: invalid JSON: unexpected character '}'");
         check_bad("[]", "p.json: $: the policy must be a JSON object, not an array");
         check_bad("{\"sytem\": {}}", "p.json: $.sytem: unknown key \"sytem\" (known: system, groups, description, $schema)");
         check_bad("{\"system\": 5}", "p.json: $.system: must be an object, not an integer");
@@ -213,6 +215,102 @@ static void check_example(const char *name, int want, const char *want_msg) {
         diag_list_done(&d);
 }
 
+/* Standard JSON only: each of these was once accepted as a valid policy. */
+static void test_strict(void) {
+        static const struct {
+                const char *text, *want;
+        } cases[] = {
+                { "{\"groups\":[" "{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":1000,\"period_us\":10000}"
+                  "],\"groups\":[]}",
+                  "p.json: $.groups: invalid JSON: duplicate key \"groups\" (only one may be given)" },
+                { "{\"system\":{\"sched_dl_runtime_us\":1,\"sched_dl_runtime_us\":2}}",
+                  "p.json: $.system.sched_dl_runtime_us: invalid JSON: duplicate key \"sched_dl_runtime_us\" (only one may be given)" },
+                { G(",\"runtime_us\":20000"),
+                  "p.json: $.groups[0].runtime_us: invalid JSON: duplicate key \"runtime_us\" (only one may be given)" },
+                { "{}{\"groups\":[]}", "p.json: line 1, column 3: invalid JSON: data after the end of the document" },
+                { G("") G(""), "p.json: line 1, column 100: invalid JSON: data after the end of the document" },
+                { "{} garbage", "p.json: line 1, column 4: invalid JSON: data after the end of the document" },
+                { "// policy\n{}", "p.json: line 1, column 1: invalid JSON: a comment (JSON has none; use a \"description\" key)" },
+                { "{\"groups\":[] /* none */}", "p.json: line 1, column 14: invalid JSON: a ',' or '}' must follow an object member" },
+                { G(","), "p.json: line 1, column 98: invalid JSON: a comma before the end of an object" },
+                { "{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":1000,\"period_us\":10000},]}",
+                  "p.json: line 1, column 79: invalid JSON: a comma before the end of an array" },
+                { G(",\"max_request_percent\":NaN"), "p.json: line 1, column 120: invalid JSON: NaN and Infinity are not JSON numbers" },
+                { "{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":Infinity,\"period_us\":10000}]}",
+                  "p.json: line 1, column 55: invalid JSON: NaN and Infinity are not JSON numbers" },
+                { "{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":1000,\"period_us\":010000}]}",
+                  "p.json: line 1, column 72: invalid JSON: a number with a leading zero" },
+                { "{\"system\":{\"sched_dl_runtime_us\":-0100}}", "p.json: line 1, column 34: invalid JSON: a number with a leading zero" },
+                { "{'groups':[]}", "p.json: line 1, column 2: invalid JSON: a key in single quotes (JSON strings take double quotes)" },
+                { "{\"description\":\"a\tb\"}", "p.json: line 1, column 18: invalid JSON: control character U+0009 in a string (write it as an escape)" },
+                { G(",\"max_request_percent\":0.00000001"),
+                  "p.json: $.groups[0].max_request_percent: 0.00000001% is less than the smallest bandwidth the kernel counts (1/1048576 of a CPU, 0.0000954%)" },
+                { G(",\"max_request_percent\":0.00009"),
+                  "p.json: $.groups[0].max_request_percent: 0.00009% is less than the smallest bandwidth the kernel counts (1/1048576 of a CPU, 0.0000954%)" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                check_bad(cases[i].text, cases[i].want);
+}
+
+/* Files that are not regular, too large, or hold a NUL byte. */
+static void test_files(void) {
+        char dir[] = "/tmp/dld-test-policy-XXXXXX", path[128];
+        Policy p = {};
+        DiagList d = {};
+        _cleanup_free_ char *big = NULL;
+        FILE *f;
+
+        if (!ok(mkdtemp(dir), "temporary directory"))
+                return;
+        snprintf(path, sizeof(path), "%s/10-fifo.json", dir);
+        ok(mkfifo(path, 0600) == 0, "a FIFO named *.json");
+        is_int(policy_load_directory(&p, dir, &d), -EINVAL, "a FIFO is refused, without waiting for a writer");
+        ok(d.n == 1 && strstr(d.items[0].message, "not a regular file"), "message: not a regular file");
+        policy_done(&p);
+        diag_list_done(&d);
+        unlink(path);
+
+        snprintf(path, sizeof(path), "%s/20-dir.json", dir);
+        ok(mkdir(path, 0700) == 0, "a directory named *.json");
+        is_int(policy_load_directory(&p, dir, &d), -EINVAL, "a directory is refused");
+        ok(d.n == 1 && strstr(d.items[0].message, "Is a directory"), "message: a directory");
+        policy_done(&p);
+        diag_list_done(&d);
+        rmdir(path);
+
+        snprintf(path, sizeof(path), "%s/30-big.json", dir);
+        big = malloc(CONFIG_FILE_MAX + 2);
+        f = fopen(path, "we");
+        if (big && f) {
+                memset(big, ' ', CONFIG_FILE_MAX + 1);
+                big[0] = '{';
+                big[CONFIG_FILE_MAX] = '}';
+                fwrite(big, 1, CONFIG_FILE_MAX + 1, f);
+        }
+        if (f)
+                fclose(f);
+        is_int(policy_load_directory(&p, dir, &d), -EINVAL, "a file over the limit is refused");
+        ok(d.n == 1 && strstr(d.items[0].message, "larger than the 1 MiB limit"), "message names the limit");
+        policy_done(&p);
+        diag_list_done(&d);
+        unlink(path);
+
+        snprintf(path, sizeof(path), "%s/40-nul.json", dir);
+        f = fopen(path, "we");
+        if (f) {
+                fwrite("{}\0{}", 1, 5, f);
+                fclose(f);
+        }
+        is_int(policy_load_directory(&p, dir, &d), -EINVAL, "a NUL byte is refused");
+        ok(d.n == 1 && streq_ptr(d.items[0].where, "line 1, column 3") && strstr(d.items[0].message, "a NUL byte"),
+           "message: where the NUL byte is");
+        policy_done(&p);
+        diag_list_done(&d);
+        unlink(path);
+        rmdir(dir);
+}
+
 int main(void) {
         tap_begin();
         check_example("demo.json", 0, NULL);
@@ -222,5 +320,7 @@ int main(void) {
         test_good();
         test_directory();
         test_bad();
+        test_strict();
+        test_files();
         return tap_done();
 }
