@@ -14,11 +14,6 @@
 #define ANSI_GREEN  "\033[0;32m"
 #define ANSI_RESET  "\033[0m"
 
-static bool endswith(const char *s, const char *suffix) {
-        size_t n = strlen(s), m = strlen(suffix);
-        return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static bool is_policy_file(const char *path) {
         return endswith(path, ".json");
 }

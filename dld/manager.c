@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -95,7 +96,60 @@ static char *files_list(char * const *files) {
         return s;
 }
 
-int manager_reload(Manager *m, const char **ret_error, char **ret_message) {
+/* Empties and removes a directory of plain files. */
+static void remove_flat_dir(const char *dir) {
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        struct dirent *de;
+
+        if (!d)
+                return;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.')
+                        (void) unlinkat(dirfd(d), de->d_name, 0);
+        (void) rmdir(dir);
+}
+
+/*
+ * The policy in force is kept in the run directory (applied/, the texts
+ * dld parsed), so that a restart of dld (a crash, kill -9, an upgrade)
+ * while the files on disk are broken keeps enforcing it instead of
+ * starting without one and releasing every service. Written aside and
+ * renamed into place.
+ */
+static int save_applied_policy(Manager *m) {
+        _cleanup_free_ char *dir = NULL, *tmp = NULL, *old = NULL;
+
+        if (asprintf(&dir, "%s/applied", m->run_dir) < 0 || asprintf(&tmp, "%s/applied.new", m->run_dir) < 0 ||
+            asprintf(&old, "%s/applied.old", m->run_dir) < 0)
+                return -ENOMEM;
+        remove_flat_dir(tmp);
+        (void) mkdir(m->run_dir, 0755);
+        if (mkdir(tmp, 0755) < 0)
+                return -errno;
+        for (size_t i = 0; m->policy.files && m->policy.files[i]; i++) {
+                const char *base = strrchr(m->policy.files[i], '/');
+                _cleanup_free_ char *path = NULL;
+                _cleanup_close_ int fd = -1;
+                size_t l = strlen(m->policy.texts[i]);
+
+                if (asprintf(&path, "%s/%s", tmp, base ? base + 1 : m->policy.files[i]) < 0)
+                        return -ENOMEM;
+                fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                if (fd < 0)
+                        return -errno;
+                if (write(fd, m->policy.texts[i], l) != (ssize_t) l)
+                        return -EIO;
+        }
+        remove_flat_dir(old);
+        if (rename(dir, old) < 0 && errno != ENOENT)
+                return -errno;
+        if (rename(tmp, dir) < 0)
+                return -errno;
+        remove_flat_dir(old);
+        return 0;
+}
+
+static int load_policy_from(Manager *m, const char *dir, const char **ret_error, char **ret_message) {
         _cleanup_free_ char *files = NULL, *msg = NULL;
         Policy np = {};
         DiagList d = {};
@@ -109,7 +163,7 @@ int manager_reload(Manager *m, const char **ret_error, char **ret_message) {
                 return r;
         }
 
-        r = policy_load_directory(&np, m->policy_dir, &d);
+        r = policy_load_directory(&np, dir, &d);
         if (r == -ENOENT)
                 r = 0;          /* no directory: an empty policy */
         if (r == 0)
@@ -123,8 +177,11 @@ int manager_reload(Manager *m, const char **ret_error, char **ret_message) {
                         log_error("policy: %s", line ?: d.items[i].message);
                 }
                 if (asprintf(&msg, "policy in %s rejected (%zu problem(s), first: %s); the previous policy stays in force",
-                             m->policy_dir, d.n, *ret_message ?: "?") >= 0)
+                             dir, d.n, *ret_message ?: "?") >= 0)
                         journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_ERR, files ?: "", msg);
+                /* systemctl status shows it until the next reload. */
+                (void) sd_notifyf(false, "STATUS=Policy rejected: %s; the previous one (%zu group(s)) stays in force",
+                                  *ret_message ?: "?", m->policy.n_groups);
                 diag_list_done(&d);
                 policy_done(&np);
                 return -EINVAL;
@@ -134,17 +191,19 @@ int manager_reload(Manager *m, const char **ret_error, char **ret_message) {
         r = manager_apply_policy(m, &np, ret_error, ret_message);
         if (r < 0) {
                 if (asprintf(&msg, "policy in %s not applied: %s; the previous policy stays in force",
-                             m->policy_dir, *ret_message ?: strerror(-r)) >= 0) {
+                             dir, *ret_message ?: strerror(-r)) >= 0) {
                         log_error("%s", msg);
                         journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_ERR, files ?: "", msg);
                 }
+                (void) sd_notifyf(false, "STATUS=Policy not applied: %s; the previous one (%zu group(s)) stays in force",
+                                  *ret_message ?: strerror(-r), m->policy.n_groups);
                 policy_done(&np);
                 return r;
         }
         policy_done(&m->policy);
         m->policy = np;
         if (asprintf(&msg, "policy applied from %s: %zu group(s), deadline budget %lld/%llu us per CPU",
-                     m->policy_dir, m->policy.n_groups, (long long) m->policy.system.dl_runtime_us,
+                     dir, m->policy.n_groups, (long long) m->policy.system.dl_runtime_us,
                      (unsigned long long) m->policy.system.dl_period_us) >= 0) {
                 log_info("%s", msg);
                 journal_policy(DLD_MESSAGE_POLICY_APPLIED, LOG_INFO, files ?: "", msg);
@@ -158,7 +217,44 @@ int manager_reload(Manager *m, const char **ret_error, char **ret_message) {
                 s->group = gi >= 0 ? strdup(m->policy.groups[gi].name) : NULL;
         }
         (void) sd_notifyf(false, "STATUS=Policy: %zu group(s), %zu service(s)", m->policy.n_groups, m->n_services);
+        if (streq_ptr(dir, m->policy_dir)) {
+                r = save_applied_policy(m);
+                if (r < 0)
+                        log_warning("cannot keep a copy of the policy in %s: %s; a restart of dld would not find it",
+                                    m->run_dir, strerror(-r));
+        }
         return 0;
+}
+
+int manager_reload(Manager *m, const char **ret_error, char **ret_message) {
+        return load_policy_from(m, m->policy_dir, ret_error, ret_message);
+}
+
+/* At start, when the policy on disk is rejected: the one dld last applied. */
+static int restore_applied_policy(Manager *m, const char *why) {
+        static const char * const subdirs[] = { "applied", "applied.old" };
+
+        for (size_t i = 0; i < ELEMENTSOF(subdirs); i++) {
+                _cleanup_free_ char *dir = NULL, *message = NULL, *msg = NULL;
+                const char *error_name = NULL;
+                struct stat st;
+
+                if (asprintf(&dir, "%s/%s", m->run_dir, subdirs[i]) < 0)
+                        return -ENOMEM;
+                if (stat(dir, &st) < 0)
+                        continue;
+                if (load_policy_from(m, dir, &error_name, &message) < 0)
+                        continue;
+                if (asprintf(&msg, "the policy in %s was rejected (%s): enforcing the policy last applied, kept in %s",
+                             m->policy_dir, why, dir) >= 0) {
+                        log_warning("%s", msg);
+                        journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_WARNING, "", msg);
+                }
+                (void) sd_notifyf(false, "STATUS=Policy in %s rejected (%s); enforcing the last applied one (%zu group(s))",
+                                  m->policy_dir, why, m->policy.n_groups);
+                return 0;
+        }
+        return -ENOENT;
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -351,7 +447,7 @@ int manager_start(Manager *m) {
                 return r;
 
         /* The policy first (groups must exist before units are admitted in them). */
-        if (manager_reload(m, &error_name, &message) < 0)
+        if (manager_reload(m, &error_name, &message) < 0 && restore_applied_policy(m, message ?: "?") < 0)
                 log_error("starting without a policy: %s", message ?: "?");
         r = sync_units(m);
         if (r < 0)

@@ -32,6 +32,7 @@ void policy_done(Policy *p) {
         free(p->groups);
         free(p->system_file);
         strv_free(p->files);
+        strv_free(p->texts);
         *p = (Policy) {};
 }
 
@@ -377,7 +378,7 @@ int policy_parse_n(Policy *p, const char *file, const char *text, size_t size, D
                 }
         }
         json_object_put(root);
-        if (c.error != -ENOMEM && strv_extend(&p->files, file) < 0)
+        if (c.error != -ENOMEM && (strv_extend(&p->files, file) < 0 || strv_extend(&p->texts, text) < 0))
                 c.error = -ENOMEM;
         return c.error;
 }

@@ -64,6 +64,7 @@ typedef struct Policy {
         PolicyGroup *groups;
         size_t n_groups;
         char **files;                   /* merged files, in order */
+        char **texts;                   /* their texts, as parsed */
 } Policy;
 
 void policy_done(Policy *p);

@@ -132,6 +132,51 @@ static char *manual_path(Manager *m, const char *unit) {
         return asprintf(&p, "%s/manual/%s.conf", m->run_dir, unit) < 0 ? NULL : p;
 }
 
+/* A release by hand holds for the unit's current run (its invocation ID),
+ * across restarts of dld: kept in the run directory too. */
+static char *released_path(Manager *m, const char *unit) {
+        char *p;
+
+        return asprintf(&p, "%s/released/%s", m->run_dir, unit) < 0 ? NULL : p;
+}
+
+static int release_record(Manager *m, const char *unit, const char *invocation) {
+        _cleanup_free_ char *dir = NULL, *path = released_path(m, unit);
+        _cleanup_close_ int fd = -1;
+        size_t l = strlen(invocation ?: "");
+
+        if (!path || asprintf(&dir, "%s/released", m->run_dir) < 0)
+                return -ENOMEM;
+        (void) mkdir(m->run_dir, 0755);
+        (void) mkdir(dir, 0755);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        if (write(fd, invocation ?: "", l) != (ssize_t) l)
+                return -EIO;
+        return 0;
+}
+
+static void release_forget(Manager *m, const char *unit) {
+        _cleanup_free_ char *path = released_path(m, unit);
+
+        if (path)
+                (void) unlink(path);
+}
+
+/* Was the unit released by hand in this run of it? A record of an earlier
+ * run is dropped. */
+static bool release_recorded(Manager *m, const char *unit, const char *invocation) {
+        _cleanup_free_ char *path = released_path(m, unit), *text = NULL;
+
+        if (!path || read_config_file(path, &text, NULL) < 0)
+                return false;
+        if (invocation && *invocation && streq_ptr(strstrip(text), invocation))
+                return true;
+        release_forget(m, unit);
+        return false;
+}
+
 /* The unit's request: a manual one (AdmitUnit, kept in the run directory)
  * overrides the X-Deadline keys of its unit file and drop-ins.
  * 0: request in *req; -ENOENT: none; -EINVAL: malformed (logged). */
@@ -526,6 +571,11 @@ int manager_unit_active(Manager *m, const char *unit) {
         deadline_request_done(&req);
         if (r < 0)
                 return r;
+        if (release_recorded(m, unit, u.invocation)) {
+                s->state = SERVICE_RELEASED;
+                log_info("%s: released by hand in this run of the unit: not admitted again", unit);
+                return 0;
+        }
         r = service_admit(m, s, true, &error_name, &message);
         if (r == -ESRCH)
                 service_forget(m, s);
@@ -538,6 +588,7 @@ void manager_unit_inactive(Manager *m, const char *unit) {
 
         if (mpath)
                 (void) unlink(mpath);
+        release_forget(m, unit);
         if (!s)
                 return;
         if (s->state == SERVICE_ADMITTED) {
@@ -567,6 +618,73 @@ static int write_manual(Manager *m, const char *unit, const DeadlineRequest *req
         return 0;
 }
 
+/* A new request by hand for an admitted service: the new reservation and
+ * parameters replace the old ones only if all of them are accepted; a
+ * refusal leaves the working admission exactly as it was. */
+static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const char **ret_error, char **ret_message) {
+        ServiceRequest sr = {
+                .unit = s->unit, .slice = s->slice, .group = req->group,
+                .runtime_usec = req->runtime_usec, .deadline_usec = req->deadline_usec,
+                .period_usec = req->period_usec,
+        };
+        _cleanup_free_ char *reason = NULL, *why = NULL;
+        DeadlineRequest old = s->req;
+        Service refused;
+        RefusedBy by = REFUSED_BY_POLICY;
+        pid_t tid = 0;
+        int gi, r;
+
+        r = policy_check_request(&m->policy, &sr, 0, &gi, &reason);
+        if (r == -ENOMEM)
+                return r;
+        if (r == 0 && (!s->group || gi != policy_group_by_name(&m->policy, s->group)))
+                r = asprintf(&reason, "the new request is for group \"%s\", the admission is in \"%s\": release it first",
+                             m->policy.groups[gi].name, s->group ?: "(none)") < 0 ? -ENOMEM : -EPERM;
+        if (r == 0) {
+                by = REFUSED_BY_ADMISSION;
+                s->req = *req;
+                r = reservation_set(m, s);
+                if (r < 0) {
+                        char need[PERCENT_MAX];
+
+                        s->req = old;
+                        if (asprintf(&reason, "the kernel refused the reservation of %s on each of %u CPUs (%s) in %s",
+                                     bw_to_percent(need, sizeof(need), dl_to_ratio(req->period_usec, req->runtime_usec)),
+                                     manager_cpus(m), strerror(-r), s->cgroup) < 0)
+                                return -ENOMEM;
+                } else if ((r = threads_to_deadline(m, s, &tid)) < 0) {
+                        /* Back to the old parameters, then the old reservation. */
+                        s->req = old;
+                        (void) threads_to_deadline(m, s, &tid);
+                        (void) reservation_set(m, s);
+                        if (asprintf(&reason, "the kernel refused the new parameters for thread %d (%s)", (int) tid,
+                                     strerror(-r)) < 0)
+                                return -ENOMEM;
+                }
+        }
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                refused = *s;
+                refused.req = *req;
+                journal_refused(&refused, s->group, by, r, group_free_bw(m, s->group), reason, "none");
+                log_warning("%s: new request refused by %s, the admission stays as it was: %s", s->unit,
+                            refused_by_to_string(by), reason);
+                if (asprintf(&why, "%s; the existing admission stays as it was", reason) < 0)
+                        return -ENOMEM;
+                *ret_error = DLD_ERROR_REFUSED;
+                *ret_message = TAKE_PTR(why);
+                return r;
+        }
+        deadline_request_done(&old);
+        s->req = *req;
+        *req = (DeadlineRequest) {};
+        s->manual = true;
+        journal_admitted(s, dl_capacity(manager_cpus(m), s->req.runtime_usec, s->req.period_usec),
+                         group_free_bw(m, s->group));
+        return 0;
+}
+
 int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
                          const char **ret_error, char **ret_message) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -590,10 +708,19 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
                 return set_error(ret_error, ret_message, DLD_ERROR_UNIT_NOT_ACTIVE,
                                      "%s is %s, not active: nothing to admit", unit, u.active_state ?: "unknown");
 
+        release_forget(m, unit);
         s = manager_find_service(m, unit);
+        if (s && s->state == SERVICE_ADMITTED) {
+                r = service_readmit(m, s, &req, ret_error, ret_message);
+                deadline_request_done(&req);
+                if (r < 0)
+                        return r;
+                r = write_manual(m, unit, &s->req);
+                if (r < 0)
+                        log_warning("%s: cannot record the manual admission: %s", unit, strerror(-r));
+                return 0;
+        }
         if (s) {
-                /* Keep the unit's cgroup reservation until the new one is in:
-                 * the kernel checks only the difference. */
                 deadline_request_done(&s->req);
                 s->req = req;
                 s->manual = true;
@@ -616,11 +743,16 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
 int manager_release_manual(Manager *m, const char *unit, const char **ret_error, char **ret_message) {
         Service *s = manager_find_service(m, unit);
         _cleanup_free_ char *mpath = manual_path(m, unit);
+        int r;
 
         if (!s)
                 return set_error(ret_error, ret_message, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
         if (mpath)
                 (void) unlink(mpath);
+        r = release_record(m, unit, s->invocation);
+        if (r < 0)
+                log_warning("%s: cannot record the release: %s; a restart of dld would admit it again",
+                            unit, strerror(-r));
         if (s->state == SERVICE_ADMITTED) {
                 threads_to_normal(m, s);
                 reservation_release(m, s);
@@ -687,7 +819,10 @@ static void release_orphans_under(Manager *m, const char *cgroup, unsigned depth
                                 log_notice("released orphaned reservation of %s (%" PRId64 "us per period): no admitted unit owns it",
                                            path, rt);
                 }
-                release_orphans_under(m, path, depth + 1);
+                /* Below a unit's cgroup is the unit's own business (a
+                 * delegated subtree, a container): only slices are walked. */
+                if (endswith(*c, ".slice"))
+                        release_orphans_under(m, path, depth + 1);
         }
 }
 

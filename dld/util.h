@@ -3,6 +3,7 @@
 
 /* Small helpers shared by dld's modules (systemd style cleanup attributes). */
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +27,11 @@ static inline void closep(int *fd) {
 }
 #define _cleanup_close_ _cleanup_(closep)
 
+static inline void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
+
 static inline void fclosep(FILE **f) {
         if (*f)
                 fclose(*f);
@@ -43,6 +49,12 @@ static inline void strv_freep(char ***l) {
         strv_free(*l);
 }
 #define _cleanup_strv_free_ _cleanup_(strv_freep)
+
+static inline bool endswith(const char *s, const char *suffix) {
+        size_t l = strlen(s), n = strlen(suffix);
+
+        return l >= n && strcmp(s + l - n, suffix) == 0;
+}
 
 static inline bool streq_ptr(const char *a, const char *b) {
         if (!a || !b)

@@ -3,7 +3,7 @@
 # Reload and by SIGHUP) keeps the old one in force and says why; CheckPolicy.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 24
+plan 30
 
 write_policy 60-test "$DLD_TEST_POLICY"
 ok "Reload applies the policy" dld_call Reload
@@ -33,8 +33,18 @@ is "no slice made for the broken group" "$(cgfile /t60-huge.slice cpu.dl_runtime
 n_rejected=$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)
 ok "the rejection is in the journal" test "$n_rejected" -ge 1
 
-# The same by SIGHUP (systemctl reload).
-ok "systemctl reload dld (SIGHUP)" systemctl reload dld
+# The same by systemctl reload (dlconf reload, through D-Bus): the job fails.
+out=$(systemctl reload dld 2>&1)
+is "systemctl reload dld with the broken policy exits non-zero" "$?" 1
+like "systemctl says the reload failed" "$out" "Job for dld.service failed"
+ok "the reload logs a rejection" test "$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)" -gt "$n_rejected"
+like "systemctl status dld shows why" "$(systemctl status dld --no-pager 2>&1 | grep 'Status:')" \
+	'Status: "Policy rejected: /etc/dld/policies.d/61-broken.json: .*the previous one \(2 group\(s\)\) stays in force"'
+is "dld still runs" "$(systemctl is-active dld)" active
+is "sysctl unchanged after systemctl reload" "$(knob sched_dl_runtime_us)" 400000
+n_rejected=$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)
+# By a bare SIGHUP: the same rejection, without a verdict to return.
+ok "kill -HUP dld" systemctl kill -s HUP dld
 wait_until 10 test "$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)" -gt "$n_rejected"
 ok "SIGHUP with the broken policy logs a rejection" test "$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)" -gt "$n_rejected"
 is "sysctl unchanged after SIGHUP" "$(knob sched_dl_runtime_us)" 400000

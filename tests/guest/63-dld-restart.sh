@@ -4,7 +4,7 @@
 # reservation is there exactly once and dld follows the service again.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 18
+plan 34
 
 apply_test_policy 63-test
 media=/deadline.slice/deadline-media.slice
@@ -24,12 +24,23 @@ is "reservation kept while dld is down" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_ru
 is "thread still SCHED_DEADLINE while dld is down" "$(policy_of "$(main_pid t63-a)")" 6
 # An orphan: a reservation in a group's slice that no admitted unit owns.
 # (in the control group: media is full with t63-a and t63-b)
-make_service t63-c deadline-control.slice "/bin/sleep infinity" CPUWeight=100
+make_service t63-c deadline-control.slice "/bin/sleep infinity" CPUWeight=100 Delegate=yes
 systemctl start t63-c
 orphan=$CPU_MOUNT$(cgroup_of t63-c)
 ok "orphan reservation made while dld is down" sh -c "echo 20000 > $orphan/cpu.dl_period_us && echo 1000 > $orphan/cpu.dl_runtime_us"
+# Below it, in the unit's own (delegated) subtree, a reservation of its own.
+sub=$orphan/t63-sub
+if [ -e "$orphan/cgroup.subtree_control" ]; then
+	mkdir -p "$orphan/payload"
+	echo "$(main_pid t63-c)" > "$orphan/payload/cgroup.procs"
+	echo +cpu > "$orphan/cgroup.subtree_control"
+fi
+ok "a reservation in the unit's delegated subtree" sh -c "mkdir -p $sub && echo 20000 > $sub/cpu.dl_period_us && echo 1000 > $sub/cpu.dl_runtime_us"
 ok "dld starts again" systemctl start dld
 is "the restarted dld released the orphan" "$(cat "$orphan/cpu.dl_runtime_us")" -1
+is "  and left the unit's subtree alone" "$(cat "$sub/cpu.dl_runtime_us")" 1000
+echo -1 > "$sub/cpu.dl_runtime_us"
+rmdir "$sub"
 is "after restart: t63-a followed" "$(service_state t63-a.service)" admitted
 is "after restart: media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 is "after restart: pool counted once" "$(knob sched_dl_total_bw)" "$held_pool"
@@ -44,6 +55,34 @@ is "after kill -9: t63-b followed" "$(service_state t63-b.service)" admitted
 is "after kill -9: media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 is "after kill -9: pool counted once" "$(knob sched_dl_total_bw)" "$held_pool"
 is "after kill -9: threads still SCHED_DEADLINE" "$(policy_of "$(main_pid t63-b)")" 6
+
+# A release by hand holds across a restart of dld, for this run of the unit.
+ok "dlconf release t63-b" dlconf release t63-b
+is "  thread back to SCHED_OTHER" "$(policy_of "$(main_pid t63-b)")" 0
+ok "systemctl restart dld" systemctl restart dld
+wait_until 10 test "$(service_state t63-b.service)" = released
+is "after restart: t63-b still released" "$(service_state t63-b.service)" released
+is "  thread still SCHED_OTHER" "$(policy_of "$(main_pid t63-b)")" 0
+is "  no reservation" "$(cgfile "$(cgroup_of t63-b)" cpu.dl_runtime_us)" -1
+systemctl restart t63-b
+wait_until 10 test "$(service_state t63-b.service)" = admitted
+is "a new run of the unit is admitted again" "$(service_state t63-b.service)" admitted
+
+# kill -9 while the policy on disk is broken: the policy dld last applied
+# (kept in /run/dld/applied) stays in force, and every admission with it.
+write_policy 63-zz-broken '{ "groups": [ { "name": "x", "slice": "x.slice", "runtime_us": "lots", "period_us": 1000000 } ] }'
+old=$(systemctl show -P MainPID dld)
+ok "kill -9 dld with a broken policy on disk" kill -9 "$old"
+wait_until 20 sh -c "p=\$(systemctl show -P MainPID dld); [ \"\$p\" != 0 ] && [ \"\$p\" != $old ] && systemctl is-active --quiet dld"
+wait_until 10 test "$(service_state t63-a.service)" = admitted
+is "after kill -9: t63-a still admitted" "$(service_state t63-a.service)" admitted
+is "  its reservation in place" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_runtime_us)" 2000
+is "  the media group's reservation in place" "$(cgfile $media cpu.dl_runtime_us)" 200000
+is "  media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
+like "  the journal says why" "$(journalctl -u dld -o cat --no-pager --since @"$DLD_TEST_START" | grep 'enforcing the policy last applied' | tail -n 1)" \
+	'63-zz-broken.json.*enforcing the policy last applied, kept in /run/dld/applied'
+rm -f "$DLD_POLICY_DIR/63-zz-broken.json"
+ok "the fixed policy reloads" dlconf reload
 
 # And it still releases what it found.
 systemctl stop t63-a t63-b

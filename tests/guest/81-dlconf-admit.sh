@@ -3,7 +3,7 @@
 # how refusals come out (one line, exit status, journal), root only.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 30
+plan 46
 
 write_policy 81-test "$DLD_TEST_POLICY"
 dlconf reload || fail "policy applies"
@@ -62,6 +62,35 @@ is "reload of a broken policy: exit 6" "$rc" 6
 like "  names the file and the JSON path" "$out" "^dlconf: reload: .*81-zz-broken.json: \\\$.groups\[0\].runtime_us: "
 is "  the previous policy stays in force" "$(knob sched_dl_runtime_us)" 400000
 rm -f "$DLD_POLICY_DIR/81-zz-broken.json"
+
+# A refused new request by hand leaves the working admission as it was.
+make_service t81-b deadline-media.slice "/bin/sleep infinity"
+systemctl start t81-b
+ok "admit t81-a 2ms/20ms" dlconf admit t81-a --runtime=2ms --period=20ms
+before=$(dld_prop SystemAllocated)
+out=$(dlconf admit t81-a --runtime=5ms --period=20ms 2>&1); rc=$?
+is "re-admit over max_request_percent: exit 3" "$rc" 3
+like "  says the admission stays" "$out" "refused: .*max_request_percent.*; the existing admission stays as it was"
+is "  still admitted" "$(dlconf show --json t81-a | jq -r .state)" admitted
+like "  thread still 2ms/20ms" "$(chrt -p "$pid")" "2000000/20000000/20000000"
+is "  reservation still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 2000
+is "  nothing allocated" "$(dld_prop SystemAllocated)" "$before"
+# t81-b takes the rest of the group (20% of each CPU): 12.5% for t81-a fits
+# the policy, not the kernel's admission.
+ok "admit t81-b 2ms/20ms" dlconf admit t81-b --runtime=2ms --period=20ms
+out=$(dlconf admit t81-a --runtime=2500us --period=20ms 2>&1); rc=$?
+is "re-admit that the group cannot hold: exit 3" "$rc" 3
+like "  refused by the kernel, the admission stays" "$out" "refused: the kernel refused the reservation .*Device or resource busy.*; the existing admission stays as it was"
+like "  thread still 2ms/20ms" "$(chrt -p "$pid")" "2000000/20000000/20000000"
+is "  reservation still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 2000
+entry=$(journal_json "$DLD_MSG_REFUSED" t81-a.service | tail -n 1)
+is "  journal: the refused request, action none" "$(jq -r '.DLD_RUNTIME_USEC + " " + .DLD_ACTION' <<< "$entry")" "2500 none"
+ok "a smaller new request is taken" dlconf admit t81-a --runtime=1ms --period=20ms
+like "  thread now 1ms/20ms" "$(chrt -p "$pid")" "1000000/20000000/20000000"
+is "  reservation now 1ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 1000
+dlconf release t81-a
+dlconf release t81-b
+systemctl stop t81-b
 
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups dlconf status 2>&1); rc=$?
 is "non-root: exit 5" "$rc" 5
