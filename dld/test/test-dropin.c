@@ -115,6 +115,36 @@ int main(void) {
                   "dl.conf: line 1: [Service: malformed section header");
         check_bad("X-DeadlineRuntime=1ms\n",
                   "dl.conf: line 1: X-DeadlineRuntime= belongs in the [Service] section, not [(none)]");
+        check_bad("[Service]\nX-DeadlineRuntime=ms\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime=ms: not a time span (expected systemd syntax such as 2ms or 500us)");
+        check_bad("[Service]\nX-DeadlineRuntime=1.5.5ms\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime=1.5.5ms: not a time span (expected systemd syntax such as 2ms or 500us)");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=infinity\n",
+                  "dl.conf: line 3: X-DeadlinePeriod=infinity: not a time span (expected systemd syntax such as 2ms or 500us)");
+        check_bad("[Service]\nX-DeadlineRuntime=99999999999999999999s\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime=99999999999999999999s: time span out of range (microsecond resolution, at most 584542 years)");
+        check_bad("[Service]\nX-DeadlineRuntime=-0\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: X-DeadlineRuntime=-0: not a time span (expected systemd syntax such as 2ms or 500us)");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms garbage\n",
+                  "dl.conf: line 3: X-DeadlinePeriod=10ms garbage: not a time span (expected systemd syntax such as 2ms or 500us)");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlineDeadline=0\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 3: X-DeadlineDeadline=0: must be greater than zero");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlineDeadline=500us\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 2: runtime 1ms, deadline 500us, period 10ms: runtime is longer than the deadline");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=1h\n",
+                  "dl.conf: line 3: runtime 1ms, deadline 1h, period 1h: period is longer than the kernel's maximum of 4194304us");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlineRuntime=\nX-DeadlinePeriod=10ms\n",
+                  "dl.conf: line 4: X-DeadlineRuntime= is missing: a request needs a runtime and a period");
+        check_bad("[Service]\nX-DeadlineGroup=media\n",
+                  "dl.conf: line 2: X-DeadlineRuntime= is missing: a request needs a runtime and a period");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineGroup="
+                  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+                  "dl.conf: line 4: X-DeadlineGroup=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa: "
+                  "not a group name (letters, digits, '_' and '-', at most 64)");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineGroup=a b\n",
+                  "dl.conf: line 4: X-DeadlineGroup=a b: not a group name (letters, digits, '_' and '-', at most 64)");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineGroup=\xc3\x84\n",
+                  "dl.conf: line 4: X-DeadlineGroup=\xc3\x84: not a group name (letters, digits, '_' and '-', at most 64)");
 
         {
                 DeadlineRequest r = { .runtime_usec = 2000, .period_usec = 10000 }, back;
