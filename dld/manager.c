@@ -432,8 +432,15 @@ int manager_start(Manager *m) {
                 log_error("cannot connect to the system bus: %s", strerror(-r));
                 return r;
         }
-        r = sd_bus_match_signal(m->bus, NULL, SYSTEMD_DEST, NULL, "org.freedesktop.DBus.Properties",
-                                "PropertiesChanged", on_properties_changed, m);
+        /* Only the Unit interface's changes (ActiveState is there): matched
+         * by the bus on arg0, so that the Service, Slice... properties of
+         * every unit do not wake dld. */
+        r = sd_bus_add_match(m->bus, NULL,
+                             "type='signal',sender='" SYSTEMD_DEST "',"
+                             "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                             "path_namespace='/org/freedesktop/systemd1/unit',"
+                             "arg0='org.freedesktop.systemd1.Unit'",
+                             on_properties_changed, m);
         if (r < 0)
                 return r;
         r = sd_bus_call_method(m->bus, SYSTEMD_DEST, SYSTEMD_PATH, "org.freedesktop.systemd1.Manager",
@@ -455,7 +462,10 @@ int manager_start(Manager *m) {
         clean_manual(m);
         manager_release_orphans(m);
 
-        r = sd_event_add_time_relative(m->event, &m->poll_source, CLOCK_MONOTONIC, m->poll_usec, 0, on_poll, m);
+        /* sd-event's default accuracy (250 ms) would let a new thread wait
+         * five polls for SCHED_DEADLINE: 1 ms, or a tenth of the interval. */
+        r = sd_event_add_time_relative(m->event, &m->poll_source, CLOCK_MONOTONIC, m->poll_usec,
+                                       MIN(m->poll_usec / 10, (uint64_t) USEC_PER_MSEC) ?: 1, on_poll, m);
         if (r < 0)
                 return r;
         r = sd_event_source_set_enabled(m->poll_source, SD_EVENT_ON);

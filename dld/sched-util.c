@@ -37,6 +37,15 @@ int sched_set_normal(pid_t tid) {
         return 0;
 }
 
+int sched_set_attr(pid_t tid, const DlSchedAttr *a) {
+        DlSchedAttr c = *a;
+
+        c.size = sizeof(c);
+        if (syscall(SYS_sched_setattr, tid, &c, 0) < 0)
+                return -errno;
+        return 0;
+}
+
 bool sched_is_deadline(const DlSchedAttr *a, uint64_t runtime_usec, uint64_t deadline_usec, uint64_t period_usec) {
         return a->sched_policy == SCHED_DEADLINE &&
                a->sched_runtime == runtime_usec * 1000 &&

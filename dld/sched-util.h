@@ -26,5 +26,7 @@ int sched_get_attr(pid_t tid, DlSchedAttr *ret);
 int sched_set_deadline(pid_t tid, uint64_t runtime_usec, uint64_t deadline_usec, uint64_t period_usec);
 /* Back to SCHED_OTHER, nice 0. */
 int sched_set_normal(pid_t tid);
+/* Back to what sched_get_attr() read. */
+int sched_set_attr(pid_t tid, const DlSchedAttr *a);
 /* True if tid runs SCHED_DEADLINE with exactly these parameters. */
 bool sched_is_deadline(const DlSchedAttr *a, uint64_t runtime_usec, uint64_t deadline_usec, uint64_t period_usec);

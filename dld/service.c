@@ -352,17 +352,45 @@ static int reservation_set(Manager *m, Service *s) {
         return r;
 }
 
+/* Of the threads switched, those no longer in the unit's cgroup: a thread
+ * id read from cgroup.threads may have been reused by then by a task that
+ * is not the unit's, which must get its own policy back. */
+static void threads_check_owned(Manager *m, Service *s, const pid_t *changed, const DlSchedAttr *before, size_t n) {
+        _cleanup_free_ pid_t *now = NULL;
+        size_t n_now = 0;
+
+        if (n == 0 || kernelfs_cgroup_threads(m->kfs, s->cgroup, &now, &n_now) < 0)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                bool found = false;
+
+                for (size_t j = 0; j < n_now && !found; j++)
+                        found = now[j] == changed[i];
+                if (found)
+                        continue;
+                /* Gone, or someone else's now: the latter gets its policy back. */
+                if (sched_set_attr(changed[i], &before[i]) == 0)
+                        log_warning("%s: thread %d left the unit's cgroup as it was made SCHED_DEADLINE; "
+                                    "its previous policy is restored", s->unit, (int) changed[i]);
+        }
+}
+
 /* Every thread of the unit to SCHED_DEADLINE. Returns 0, or the errno of a
  * refused thread with its id in *ret_tid. */
 static int threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
-        _cleanup_free_ pid_t *tids = NULL;
-        size_t n = 0;
+        _cleanup_free_ pid_t *tids = NULL, *changed = NULL;
+        _cleanup_free_ DlSchedAttr *before = NULL;
+        size_t n = 0, n_changed = 0;
         unsigned dl = 0;
         int r;
 
         r = kernelfs_cgroup_threads(m->kfs, s->cgroup, &tids, &n);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
+        changed = calloc(n ?: 1, sizeof(pid_t));
+        before = calloc(n ?: 1, sizeof(DlSchedAttr));
+        if (!changed || !before)
+                return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 DlSchedAttr a;
 
@@ -376,13 +404,17 @@ static int threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
                 if (r == -ESRCH)
                         continue;
                 if (r < 0) {
+                        threads_check_owned(m, s, changed, before, n_changed);
                         *ret_tid = tids[i];
                         s->threads_total = n;
                         s->threads_dl = dl;
                         return r;
                 }
+                changed[n_changed] = tids[i];
+                before[n_changed++] = a;
                 dl++;
         }
+        threads_check_owned(m, s, changed, before, n_changed);
         s->threads_total = n;
         s->threads_dl = dl;
         return 0;
