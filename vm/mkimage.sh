@@ -21,6 +21,9 @@ for dir in dld dlconf tests/guest; do
 	make -s -C "$TOP/$dir" O="$BUILD/$dir" HEADERS="$BUILD/headers/include" \
 		KTREE="$BUILD/linux" DESTDIR="$stage" install
 done
+# The journal catalogs the sub-projects installed (journalctl -x): indexed
+# here, as the package's postinst would (same systemd as the guest's).
+journalctl --root="$stage" --update-catalog
 install -D -m 0755 "$TOP/vm/guest/dlsched-run-tests" "$stage/usr/lib/dlsched/run-tests"
 install -D -m 0644 "$TOP/vm/guest/dlsched-tests.service" "$stage/etc/systemd/system/dlsched-tests.service"
 install -D -m 0644 "$TOP/vm/guest/autologin.conf" "$stage/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf"

@@ -3,7 +3,7 @@
 # Reload and by SIGHUP) keeps the old one in force and says why; CheckPolicy.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 30
+plan 31
 
 write_policy 60-test "$DLD_TEST_POLICY"
 ok "Reload applies the policy" dld_call Reload
@@ -40,6 +40,8 @@ like "systemctl says the reload failed" "$out" "Job for dld.service failed"
 ok "the reload logs a rejection" test "$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)" -gt "$n_rejected"
 like "systemctl status dld shows why" "$(systemctl status dld --no-pager 2>&1 | grep 'Status:')" \
 	'Status: "Policy rejected: /etc/dld/policies.d/61-broken.json: .*the previous one \(2 group\(s\)\) stays in force"'
+like "journalctl -x explains the rejection (catalog)" \
+	"$(journalctl -x --no-pager -n 1 MESSAGE_ID=$DLD_MSG_POLICY_REJECTED 2>&1)" "Subject: Deadline policy rejected"
 is "dld still runs" "$(systemctl is-active dld)" active
 is "sysctl unchanged after systemctl reload" "$(knob sched_dl_runtime_us)" 400000
 n_rejected=$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)

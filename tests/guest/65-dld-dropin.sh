@@ -9,8 +9,8 @@ plan 9
 apply_test_policy 65-test
 make_service t65-bad deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2xs X-DeadlinePeriod=20ms
 ok "t65-bad starts" systemctl start t65-bad
-wait_until 10 test "$(journal_json b7d9f1a3c5e74b9d8f2a4c6e8b0d2f4a t65-bad.service | wc -l)" -ge 1
-entry=$(journal_json b7d9f1a3c5e74b9d8f2a4c6e8b0d2f4a t65-bad.service | tail -n 1)
+wait_until 10 test "$(journal_json 96f14a8deb3a4050a65e48993a209984 t65-bad.service | wc -l)" -ge 1
+entry=$(journal_json 96f14a8deb3a4050a65e48993a209984 t65-bad.service | tail -n 1)
 is "entry names the file" "$(echo "$entry" | jq -r .DLD_FILE)" /run/systemd/system/t65-bad.service.d/deadline.conf
 is "entry names the line" "$(echo "$entry" | jq -r .DLD_LINE)" "line 2"
 is "entry says why" "$(echo "$entry" | jq -r .DLD_REASON)" \
