@@ -56,6 +56,15 @@ expect "release with dld not running: exit 4" 4 'not reachable' "$D" release dem
 "$FAKE_DLD" > "$tmp/fake.out" 2>&1 &
 fake_pid=$!
 for _ in $(seq 50); do grep -q ready "$tmp/fake.out" 2>/dev/null && break; sleep 0.1; done
+# The test double serves the API of dld/org.dlsched.Dld1.xml, member for member.
+want=$(python3 "$TOP/dld/test/api-listing.py" "$TOP/dld/org.dlsched.Dld1.xml" org.dlsched.Dld1.Manager)
+got=$(busctl --address="unix:path=$tmp/bus" introspect org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager 2>&1 |
+	awk -f "$TOP/dld/test/api-listing.awk" | LC_ALL=C sort)
+if [ -n "$want" ] && [ "$got" = "$want" ]; then
+	pass "fake-dld's API is the XML's ($(wc -l <<< "$want") members)"
+else
+	fail "fake-dld's API is the XML's" "$(diff <(echo "$want") <(echo "$got"))"
+fi
 expect "status" 0 'System budget: 50.00% of each CPU \(500ms every 1s\) on 4 CPUs = 200.00%.*media \(deadline-media.slice\): reserved 120.00%.*demo-greedy.service degraded' "$D" status
 expect "status: no colour or bars into a pipe" 0 '^[^█]*$' "$D" status
 expect "status --color=always: bars" 0 '█' "$D" status --color=always

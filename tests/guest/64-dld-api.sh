@@ -3,7 +3,13 @@
 # messages for bad requests, root only.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 18
+plan 19
+
+# dld's vtable serves the API of org.dlsched.Dld1.xml, member for member.
+want=$(cat /usr/lib/dlsched/dld-api.listing)
+got=$(busctl introspect org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager 2>&1 |
+	awk -f /usr/lib/dlsched/api-listing.awk | LC_ALL=C sort)
+is "dld's API is the XML's ($(wc -l <<< "$want") members)" "$got" "$want"
 
 apply_test_policy 64-test
 media=/deadline.slice/deadline-media.slice
