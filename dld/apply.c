@@ -18,16 +18,22 @@ typedef struct ApplyGroup {
 
 /* The slice's cgroup with the cpu controller, the systemd way: start the
  * slice and give it CPUWeight= so systemd enables cpu along its path. */
-static int ensure_slice(Manager *m, const char *slice, const char *cgroup) {
-        int r;
+/* The slice started, with the cpu controller: *cgroup is then the path
+ * systemd gave it. */
+static int ensure_slice(Manager *m, const char *slice, char **cgroup) {
+        char *cg;
 
-        if (kernelfs_cgroup_read(m->kfs, cgroup, "cpu.dl_runtime_us", &(int64_t) {0}) == 0)
+        if (kernelfs_cgroup_read(m->kfs, *cgroup, "cpu.dl_runtime_us", &(int64_t) {0}) == 0)
                 return 0;
-        if (!kernelfs_cgroup_exists(m->kfs, cgroup))
+        if (!kernelfs_cgroup_exists(m->kfs, *cgroup))
                 (void) systemd_start_unit(m, slice);
         (void) systemd_set_cpu_weight(m, slice);
-        r = wait_for_dl_file(m, cgroup, 3 * USEC_PER_SEC);
-        return r;
+        cg = manager_slice_cgroup(m, slice);
+        if (!cg)
+                return -ENOMEM;
+        free(*cgroup);
+        *cgroup = cg;
+        return wait_for_dl_file(m, *cgroup, 3 * USEC_PER_SEC);
 }
 
 static int write_step(Manager *m, const PlanStep *s, const ApplyGroup *groups, int64_t value) {
@@ -77,13 +83,13 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
                 if (dup)
                         continue;
                 ag[n].slice = g->slice;
-                ag[n].cgroup = slice_cgroup_path(g->slice);
+                ag[n].cgroup = manager_slice_cgroup(m, g->slice);
                 if (!ag[n].cgroup) {
                         r = -ENOMEM;
                         goto finish;
                 }
                 if (is_new) {
-                        r = ensure_slice(m, g->slice, ag[n].cgroup);
+                        r = ensure_slice(m, g->slice, &ag[n].cgroup);
                         if (r < 0) {
                                 r = set_error(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
                                          "%s: group \"%s\": slice %s has no cpu.dl_runtime_us: %s",

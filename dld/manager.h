@@ -108,6 +108,8 @@ typedef struct UnitInfo {
 } UnitInfo;
 void unit_info_done(UnitInfo *u);
 int unit_info_get(Manager *m, const char *unit, UnitInfo *ret, sd_bus_error *error);
+/* A slice's cgroup path: systemd's ControlGroup, or computed while it has none. */
+char *manager_slice_cgroup(Manager *m, const char *slice);
 
 /* A unit became active (or dld starts and finds it active): admits it if it
  * has a request. A unit stopped: releases. */

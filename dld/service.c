@@ -35,6 +35,22 @@ void unit_info_done(UnitInfo *u) {
         *u = (UnitInfo) {};
 }
 
+/* A slice's cgroup as systemd names it (its ControlGroup: systemd escapes
+ * some components, cpu-rt.slice lies under /_cpu.slice), or as computed
+ * from its name (the same escaping) while it has none: not started yet. */
+char *manager_slice_cgroup(Manager *m, const char *slice) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *path = NULL;
+        char *cg = NULL;
+
+        if (m->bus && sd_bus_path_encode(SYSTEMD_PATH "/unit", slice, &path) >= 0 &&
+            sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, "org.freedesktop.systemd1.Slice", "ControlGroup",
+                                       &e, &cg) >= 0 && cg && *cg)
+                return cg;
+        free(cg);
+        return slice_cgroup_path(slice);
+}
+
 int unit_info_get(Manager *m, const char *unit, UnitInfo *ret, sd_bus_error *error) {
         _cleanup_free_ char *path = NULL;
         UnitInfo u = {};
@@ -280,7 +296,7 @@ static uint64_t group_free_bw(Manager *m, const char *group) {
 
         if (gi < 0)
                 return DL_BW_UNLIMITED;
-        cg = slice_cgroup_path(m->policy.groups[gi].slice);
+        cg = manager_slice_cgroup(m, m->policy.groups[gi].slice);
         if (!cg || kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_runtime_us", &rt) < 0 ||
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_period_us", &pe) < 0 ||
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_total_bw", &total) < 0 || pe <= 0)
@@ -822,7 +838,7 @@ static bool is_service_cgroup(Manager *m, const char *cgroup) {
 
 static bool is_group_cgroup(Manager *m, const char *cgroup) {
         for (size_t i = 0; i < m->policy.n_groups; i++) {
-                _cleanup_free_ char *cg = slice_cgroup_path(m->policy.groups[i].slice);
+                _cleanup_free_ char *cg = manager_slice_cgroup(m, m->policy.groups[i].slice);
 
                 if (streq_ptr(cg, cgroup))
                         return true;
@@ -860,7 +876,7 @@ static void release_orphans_under(Manager *m, const char *cgroup, unsigned depth
 
 void manager_release_orphans(Manager *m) {
         for (size_t i = 0; i < m->policy.n_groups; i++) {
-                _cleanup_free_ char *cg = slice_cgroup_path(m->policy.groups[i].slice);
+                _cleanup_free_ char *cg = manager_slice_cgroup(m, m->policy.groups[i].slice);
 
                 if (cg && kernelfs_cgroup_exists(m->kfs, cg))
                         release_orphans_under(m, cg, 0);

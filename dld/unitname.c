@@ -91,6 +91,34 @@ bool slice_contains(const char *a, const char *b) {
         return la < lb && strncmp(a, b, la) == 0 && b[la] == '-';
 }
 
+/* systemd's cg_escape(): a component that could clash with a kernel name
+ * ("cpu.slice", "cgroup.foo", "tasks", or starting with '_' or '.') gets a
+ * '_' in front. */
+static bool cgroup_component_needs_prefix(const char *name, size_t len) {
+        static const char * const controllers[] = {
+                "cpu", "cpuacct", "cpuset", "io", "blkio", "memory", "devices", "pids",
+                "bpf-firewall", "bpf-devices", "bpf-foreign", "bpf-socket-bind",
+                "bpf-restrict-network-interfaces",
+        };
+        static const char * const reserved[] = { "notify_on_release", "release_agent", "tasks" };
+        const char *dot = NULL;
+
+        if (len == 0 || name[0] == '_' || name[0] == '.' || (len >= 7 && strncmp(name, "cgroup.", 7) == 0))
+                return true;
+        for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+                if (strlen(reserved[i]) == len && strncmp(name, reserved[i], len) == 0)
+                        return true;
+        for (size_t i = 0; i < len; i++)
+                if (name[i] == '.')
+                        dot = name + i;
+        if (!dot)
+                return false;
+        for (size_t i = 0; i < sizeof(controllers) / sizeof(controllers[0]); i++)
+                if (strlen(controllers[i]) == (size_t) (dot - name) && strncmp(name, controllers[i], dot - name) == 0)
+                        return true;
+        return false;
+}
+
 char *slice_cgroup_path(const char *slice) {
         size_t pl, n = 0;
         char *path, *q;
@@ -101,13 +129,17 @@ char *slice_cgroup_path(const char *slice) {
         for (size_t i = 0; i < pl; i++)
                 if (slice[i] == '-')
                         n++;
-        path = malloc((n + 1) * (pl + 7) + 1);
+        path = malloc((n + 1) * (pl + 8) + 1);
         if (!path)
                 return NULL;
         q = path;
         for (size_t i = 0; i <= pl; i++)
                 if (i == pl || slice[i] == '-') {
-                        q += sprintf(q, "/%.*s.slice", (int) i, slice);
+                        char component[i + 7];
+
+                        snprintf(component, sizeof(component), "%.*s.slice", (int) i, slice);
+                        q += sprintf(q, "/%s%s", cgroup_component_needs_prefix(component, i + 6) ? "_" : "",
+                                     component);
                 }
         return path;
 }

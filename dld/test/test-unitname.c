@@ -41,5 +41,14 @@ int main(void) {
                 is_str(p, "/a.slice/a-b.slice/a-b-c.slice", "cgroup path of a nested slice");
                 is_str(q, "/deadline.slice", "cgroup path of a top-level slice");
         }
+        {
+                /* systemd's escaping (cg_escape()): a component named like a controller's file. */
+                _cleanup_free_ char *p = slice_cgroup_path("cpu-rt.slice"), *q = slice_cgroup_path("io.slice"),
+                                    *r = slice_cgroup_path("cpuset-x-y.slice"), *t = slice_cgroup_path("tasks-a.slice");
+                is_str(p, "/_cpu.slice/cpu-rt.slice", "cpu.slice is escaped, cpu-rt.slice is not");
+                is_str(q, "/_io.slice", "io.slice is escaped");
+                is_str(r, "/_cpuset.slice/cpuset-x.slice/cpuset-x-y.slice", "only the controller-named level");
+                is_str(t, "/tasks.slice/tasks-a.slice", "tasks.slice is not the reserved name tasks");
+        }
         return tap_done();
 }

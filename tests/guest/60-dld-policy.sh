@@ -3,7 +3,7 @@
 # Reload and by SIGHUP) keeps the old one in force and says why; CheckPolicy.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 31
+plan 37
 
 write_policy 60-test "$DLD_TEST_POLICY"
 ok "Reload applies the policy" dld_call Reload
@@ -56,6 +56,20 @@ ok "dld still running" systemctl is-active --quiet dld
 out=$(dld_call CheckPolicy 'a(ss)' 1 x.json '{"groups":[{"name":"a","slice":"a.slice","runtime_us":5,"period_us":1}]}')
 like "CheckPolicy reports the error with file and path" "$out" 'x.json: \$.groups\[0\]: runtime_us \(5\) is larger than period_us \(1\)'
 rm -f "$DLD_POLICY_DIR/61-broken.json"
+
+# A slice whose cgroup systemd escapes: cpu-rt.slice lies under /_cpu.slice.
+write_policy 62-escaped '{ "groups": [ { "name": "rt", "slice": "cpu-rt.slice", "runtime_us": 10000, "period_us": 100000 } ] }'
+ok "a policy with cpu-rt.slice applies" dlconf reload
+is "  its reservation is on /_cpu.slice/cpu-rt.slice" "$(cgfile /_cpu.slice/cpu-rt.slice cpu.dl_runtime_us)" 10000
+make_service t60-rt cpu-rt.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=100ms
+systemctl start t60-rt
+wait_until 10 test "$(service_state t60-rt.service)" = admitted
+is "  a service in it is admitted" "$(service_state t60-rt.service)" admitted
+is "  the group's allocation counts it" "$(cgfile /_cpu.slice/cpu-rt.slice cpu.dl_total_bw)" "$(( NCPUS * $(bw 1000 100000) ))"
+systemctl stop t60-rt
+rm -f "$DLD_POLICY_DIR/62-escaped.json"
+ok "  and the group goes with its policy" dlconf reload
+is "  its reservation released" "$(cgfile /_cpu.slice/cpu-rt.slice cpu.dl_runtime_us)" -1
 
 # Removing the policy releases the groups' reservations.
 rm -f "$DLD_POLICY_DIR/60-test.json"
