@@ -90,3 +90,11 @@ void journal_dropin_invalid(const char *unit, const char *file, const char *wher
                         "DLD_REASON=%s", message,
                         NULL);
 }
+
+void journal_policy(const char *id, int priority, const char *files, const char *message) {
+        sd_journal_send("MESSAGE=%s", message,
+                        "MESSAGE_ID=%s", id,
+                        "PRIORITY=%d", priority,
+                        "DLD_POLICY_FILES=%s", files,
+                        NULL);
+}

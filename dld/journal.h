@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* dld's structured journal entries (fields documented in dld.8 and
- * units/README.md): one per refusal, admission and release. */
+/* Every structured journal entry of dld (fields documented in dld.8 and
+ * units/README.md, explained by dld.catalog): refusals, admissions,
+ * releases, malformed drop-ins, policies applied or rejected. */
 
 #include <stdint.h>
 
@@ -21,3 +22,6 @@ void journal_admitted(const Service *s, uint64_t reserved_bw, uint64_t free_bw);
 void journal_released(const Service *s, const char *why);
 /* A unit's drop-in keys are malformed: PRIORITY=3, DLD_FILE=, DLD_LINE=. */
 void journal_dropin_invalid(const char *unit, const char *file, const char *where, const char *message);
+/* A policy applied (DLD_MESSAGE_POLICY_APPLIED) or rejected
+ * (DLD_MESSAGE_POLICY_REJECTED): DLD_POLICY_FILES= (space-separated). */
+void journal_policy(const char *id, int priority, const char *files, const char *message);

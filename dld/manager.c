@@ -10,6 +10,7 @@
 
 #include "dld-bus.h"
 #include "dld-messages.h"
+#include "journal.h"
 #include "log.h"
 #include "manager.h"
 #include "timespan.h"
@@ -69,14 +70,6 @@ unsigned manager_cpus(Manager *m) {
 
         (void) kernelfs_online_cpus(m->kfs, &n);
         return n;
-}
-
-static void journal_policy(const char *id, int priority, const char *files, const char *message) {
-        sd_journal_send("MESSAGE=%s", message,
-                        "MESSAGE_ID=%s", id,
-                        "PRIORITY=%d", priority,
-                        "DLD_POLICY_FILES=%s", files,
-                        NULL);
 }
 
 static char *files_list(char * const *files) {
