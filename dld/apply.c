@@ -7,6 +7,7 @@
 #include "dld-bus.h"
 #include "log.h"
 #include "manager.h"
+#include "systemd-client.h"
 #include "plan.h"
 #include "timespan.h"
 #include "unitname.h"
@@ -26,14 +27,14 @@ static int ensure_slice(Manager *m, const char *slice, char **cgroup) {
         if (kernelfs_cgroup_read(m->kfs, *cgroup, "cpu.dl_runtime_us", &(int64_t) {0}) == 0)
                 return 0;
         if (!kernelfs_cgroup_exists(m->kfs, *cgroup))
-                (void) systemd_start_unit(m, slice);
-        (void) systemd_set_cpu_weight(m, slice);
-        cg = manager_slice_cgroup(m, slice);
+                (void) systemd_start_unit(m->bus, slice);
+        (void) systemd_set_cpu_weight(m->bus, slice);
+        cg = systemd_slice_cgroup(m->bus, slice);
         if (!cg)
                 return -ENOMEM;
         free(*cgroup);
         *cgroup = cg;
-        return wait_for_dl_file(m, *cgroup, 3 * USEC_PER_SEC);
+        return wait_for_dl_file(m->kfs, *cgroup, 3 * USEC_PER_SEC);
 }
 
 static int write_step(Manager *m, const PlanStep *s, const ApplyGroup *groups, int64_t value) {
@@ -83,7 +84,7 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
                 if (dup)
                         continue;
                 ag[n].slice = g->slice;
-                ag[n].cgroup = manager_slice_cgroup(m, g->slice);
+                ag[n].cgroup = systemd_slice_cgroup(m->bus, g->slice);
                 if (!ag[n].cgroup) {
                         r = -ENOMEM;
                         goto finish;

@@ -3,6 +3,7 @@
 #include "dld-bus.h"
 #include "log.h"
 #include "manager.h"
+#include "systemd-client.h"
 #include "predict.h"
 #include "unitname.h"
 
@@ -66,7 +67,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 }
 
 static int append_group(Manager *m, sd_bus_message *reply, const PolicyGroup *g) {
-        _cleanup_free_ char *cg = manager_slice_cgroup(m, g->slice);
+        _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, g->slice);
         unsigned cpus = manager_cpus(m);
         uint64_t reserved = dl_capacity(cpus, g->runtime_us, g->period_us);
         int64_t allocated = 0;

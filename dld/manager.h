@@ -11,16 +11,10 @@
 #include "kernelfs.h"
 #include "policy.h"
 #include "predict.h"
+#include "systemd-client.h"
 
 #define DLD_VERSION "0.1"
 
-/* systemd's bus names dld uses. */
-#define SYSTEMD_DEST "org.freedesktop.systemd1"
-#define SYSTEMD_PATH "/org/freedesktop/systemd1"
-#define SYSTEMD_UNIT_PREFIX "/org/freedesktop/systemd1/unit"
-#define SYSTEMD_MANAGER "org.freedesktop.systemd1.Manager"
-#define SYSTEMD_UNIT "org.freedesktop.systemd1.Unit"
-#define SYSTEMD_SERVICE "org.freedesktop.systemd1.Service"
 #define DLD_DEFAULT_POLICY_DIR "/etc/dld/policies.d"
 #define DLD_DEFAULT_RUN_DIR "/run/dld"
 /* How often the threads of admitted services are checked for new ones:
@@ -97,20 +91,6 @@ Service *manager_find_service(Manager *m, const char *unit);
 unsigned manager_count_admitted(Manager *m, const char *group, const Service *except);
 
 /* service.c */
-typedef struct UnitInfo {
-        char *active_state;
-        char *load_state;
-        char *fragment_path;
-        char **dropin_paths;
-        char *cgroup;
-        char *slice;
-        char *invocation;       /* hex */
-} UnitInfo;
-void unit_info_done(UnitInfo *u);
-int unit_info_get(Manager *m, const char *unit, UnitInfo *ret, sd_bus_error *error);
-/* A slice's cgroup path: systemd's ControlGroup, or computed while it has none. */
-char *manager_slice_cgroup(Manager *m, const char *slice);
-
 /* A unit became active (or dld starts and finds it active): admits it if it
  * has a request. A unit stopped: releases. */
 int manager_unit_active(Manager *m, const char *unit);
@@ -134,9 +114,3 @@ void manager_release_orphans(Manager *m);
 /* bus.c */
 int manager_bus_register(Manager *m);
 
-/* systemd calls shared by apply.c and service.c */
-int systemd_set_cpu_weight(Manager *m, const char *unit);
-int systemd_start_unit(Manager *m, const char *unit);
-int systemd_stop_unit(Manager *m, const char *unit);
-/* Waits (up to timeout) until cgroup has cpu.dl_runtime_us. */
-int wait_for_dl_file(Manager *m, const char *cgroup, uint64_t timeout_usec);

@@ -10,6 +10,8 @@
 #include "log.h"
 #include "manager.h"
 #include "sched-util.h"
+#include "systemd-client.h"
+#include "threads.h"
 #include "timespan.h"
 #include "unitname.h"
 
@@ -22,76 +24,6 @@ const char *service_state_to_string(ServiceState s) {
                 [SERVICE_RELEASED] = "released",
         };
         return names[s];
-}
-
-void unit_info_done(UnitInfo *u) {
-        free(u->active_state);
-        free(u->load_state);
-        free(u->fragment_path);
-        strv_free(u->dropin_paths);
-        free(u->cgroup);
-        free(u->slice);
-        free(u->invocation);
-        *u = (UnitInfo) {};
-}
-
-/* A slice's cgroup as systemd names it (its ControlGroup: systemd escapes
- * some components, cpu-rt.slice lies under /_cpu.slice), or as computed
- * from its name (the same escaping) while it has none: not started yet. */
-char *manager_slice_cgroup(Manager *m, const char *slice) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_free_ char *path = NULL;
-        char *cg = NULL;
-
-        if (m->bus && sd_bus_path_encode(SYSTEMD_PATH "/unit", slice, &path) >= 0 &&
-            sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, "org.freedesktop.systemd1.Slice", "ControlGroup",
-                                       &e, &cg) >= 0 && cg && *cg)
-                return cg;
-        free(cg);
-        return slice_cgroup_path(slice);
-}
-
-int unit_info_get(Manager *m, const char *unit, UnitInfo *ret, sd_bus_error *error) {
-        _cleanup_free_ char *path = NULL;
-        UnitInfo u = {};
-        int r;
-
-        r = sd_bus_path_encode(SYSTEMD_PATH "/unit", unit, &path);
-        if (r < 0)
-                return r;
-        if ((r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "LoadState", error, &u.load_state)) < 0 ||
-            (r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "ActiveState", error, &u.active_state)) < 0 ||
-            (r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "FragmentPath", error, &u.fragment_path)) < 0 ||
-            (r = sd_bus_get_property_strv(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "DropInPaths", error, &u.dropin_paths)) < 0)
-                goto fail;
-        if (unit_name_is_service(unit) &&
-            ((r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "ControlGroup", error, &u.cgroup)) < 0 ||
-             (r = sd_bus_get_property_string(m->bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "Slice", error, &u.slice)) < 0))
-                goto fail;
-        {
-                const void *id;
-                size_t n;
-                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-
-                r = sd_bus_get_property(m->bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "InvocationID", error, &reply, "ay");
-                if (r < 0)
-                        goto fail;
-                r = sd_bus_message_read_array(reply, 'y', &id, &n);
-                if (r < 0)
-                        goto fail;
-                u.invocation = calloc(1, 2 * n + 1);
-                if (!u.invocation) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                for (size_t i = 0; i < n; i++)
-                        sprintf(u.invocation + 2 * i, "%02x", ((const uint8_t *) id)[i]);
-        }
-        *ret = u;
-        return 0;
-fail:
-        unit_info_done(&u);
-        return r;
 }
 
 static Service *service_free(Service *s) {
@@ -244,49 +176,6 @@ static int read_request(Manager *m, const char *unit, const UnitInfo *u, Deadlin
         return r;
 }
 
-int systemd_set_cpu_weight(Manager *m, const char *unit) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        int r;
-
-        /* The systemd way to get the cpu controller along the unit's path. */
-        r = sd_bus_call_method(m->bus, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, "SetUnitProperties",
-                               &e, NULL, "sba(sv)", unit, 1, 1, "CPUWeight", "t", (uint64_t) 100);
-        if (r < 0)
-                log_warning("%s: cannot set CPUWeight=100: %s", unit, e.message ?: strerror(-r));
-        return r;
-}
-
-static int call_unit_job(Manager *m, const char *method, const char *unit) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        int r;
-
-        r = sd_bus_call_method(m->bus, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, method,
-                               &e, NULL, "ss", unit, "replace");
-        if (r < 0)
-                log_warning("%s: %s failed: %s", unit, method, e.message ?: strerror(-r));
-        return r;
-}
-
-int systemd_start_unit(Manager *m, const char *unit) {
-        return call_unit_job(m, "StartUnit", unit);
-}
-
-int systemd_stop_unit(Manager *m, const char *unit) {
-        return call_unit_job(m, "StopUnit", unit);
-}
-
-int wait_for_dl_file(Manager *m, const char *cgroup, uint64_t timeout_usec) {
-        for (uint64_t waited = 0;; waited += 10000) {
-                int64_t v;
-                int r = kernelfs_cgroup_read(m->kfs, cgroup, "cpu.dl_runtime_us", &v);
-
-                if (r != -ENOENT || waited >= timeout_usec)
-                        return r;
-                /* systemd realizes cgroups from its own event loop: give it time. */
-                usleep(10000);
-        }
-}
-
 /* Free bandwidth where the unit's reservation goes: the group's slice. */
 static uint64_t group_free_bw(Manager *m, const char *group) {
         int gi = group ? policy_group_by_name(&m->policy, group) : -1;
@@ -296,7 +185,7 @@ static uint64_t group_free_bw(Manager *m, const char *group) {
 
         if (gi < 0)
                 return DL_BW_UNLIMITED;
-        cg = manager_slice_cgroup(m, m->policy.groups[gi].slice);
+        cg = systemd_slice_cgroup(m->bus, m->policy.groups[gi].slice);
         if (!cg || kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_runtime_us", &rt) < 0 ||
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_period_us", &pe) < 0 ||
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_total_bw", &total) < 0 || pe <= 0)
@@ -307,19 +196,18 @@ static uint64_t group_free_bw(Manager *m, const char *group) {
         return cap > (uint64_t) total ? cap - (uint64_t) total : 0;
 }
 
-/* Threads of the unit back to SCHED_OTHER (those dld made deadline). */
-static void threads_to_normal(Manager *m, Service *s) {
-        _cleanup_free_ pid_t *tids = NULL;
-        size_t n = 0;
+/* The service's threads, with its request, counted in the service. */
+static int service_threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
+        ThreadCount c = {};
+        int r = threads_to_deadline(m->kfs, s->cgroup, s->unit, &s->req, &c, ret_tid);
 
-        if (!s->cgroup || kernelfs_cgroup_threads(m->kfs, s->cgroup, &tids, &n) < 0)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                DlSchedAttr a;
+        s->threads_dl = c.deadline;
+        s->threads_total = c.total;
+        return r;
+}
 
-                if (sched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
-                        (void) sched_set_normal(tids[i]);
-        }
+static void service_threads_to_normal(Manager *m, Service *s) {
+        threads_to_normal(m->kfs, s->cgroup);
         s->threads_dl = 0;
 }
 
@@ -368,74 +256,6 @@ static int reservation_set(Manager *m, Service *s) {
         return r;
 }
 
-/* Of the threads switched, those no longer in the unit's cgroup: a thread
- * id read from cgroup.threads may have been reused by then by a task that
- * is not the unit's, which must get its own policy back. */
-static void threads_check_owned(Manager *m, Service *s, const pid_t *changed, const DlSchedAttr *before, size_t n) {
-        _cleanup_free_ pid_t *now = NULL;
-        size_t n_now = 0;
-
-        if (n == 0 || kernelfs_cgroup_threads(m->kfs, s->cgroup, &now, &n_now) < 0)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                bool found = false;
-
-                for (size_t j = 0; j < n_now && !found; j++)
-                        found = now[j] == changed[i];
-                if (found)
-                        continue;
-                /* Gone, or someone else's now: the latter gets its policy back. */
-                if (sched_set_attr(changed[i], &before[i]) == 0)
-                        log_warning("%s: thread %d left the unit's cgroup as it was made SCHED_DEADLINE; "
-                                    "its previous policy is restored", s->unit, (int) changed[i]);
-        }
-}
-
-/* Every thread of the unit to SCHED_DEADLINE. Returns 0, or the errno of a
- * refused thread with its id in *ret_tid. */
-static int threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
-        _cleanup_free_ pid_t *tids = NULL, *changed = NULL;
-        _cleanup_free_ DlSchedAttr *before = NULL;
-        size_t n = 0, n_changed = 0;
-        unsigned dl = 0;
-        int r;
-
-        r = kernelfs_cgroup_threads(m->kfs, s->cgroup, &tids, &n);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        changed = calloc(n ?: 1, sizeof(pid_t));
-        before = calloc(n ?: 1, sizeof(DlSchedAttr));
-        if (!changed || !before)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                DlSchedAttr a;
-
-                if (sched_get_attr(tids[i], &a) < 0)
-                        continue;       /* gone */
-                if (sched_is_deadline(&a, s->req.runtime_usec, s->req.deadline_usec, s->req.period_usec)) {
-                        dl++;
-                        continue;
-                }
-                r = sched_set_deadline(tids[i], s->req.runtime_usec, s->req.deadline_usec, s->req.period_usec);
-                if (r == -ESRCH)
-                        continue;
-                if (r < 0) {
-                        threads_check_owned(m, s, changed, before, n_changed);
-                        *ret_tid = tids[i];
-                        s->threads_total = n;
-                        s->threads_dl = dl;
-                        return r;
-                }
-                changed[n_changed] = tids[i];
-                before[n_changed++] = a;
-                dl++;
-        }
-        threads_check_owned(m, s, changed, before, n_changed);
-        s->threads_total = n;
-        s->threads_dl = dl;
-        return 0;
-}
-
 static int set_reason(Service *s, const char *reason) {
         char *c = strdup(reason);
 
@@ -454,7 +274,7 @@ static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const 
         RefusalAction action = gi >= 0 ? m->policy.groups[gi].on_refusal : REFUSAL_DEGRADE;
         const char *action_name = take_action ? refusal_action_to_string(action) : "none";
 
-        threads_to_normal(m, s);
+        service_threads_to_normal(m, s);
         reservation_release(m, s);
         (void) set_reason(s, reason);
         log_warning("%s: deadline request refused by %s: %s", s->unit, refused_by_to_string(by), reason);
@@ -462,17 +282,9 @@ static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const 
 
         if (take_action && action == REFUSAL_FAIL) {
                 s->state = SERVICE_FAILED;
-                (void) systemd_stop_unit(m, s->unit);
+                (void) systemd_stop_unit(m->bus, s->unit);
         } else
                 s->state = SERVICE_DEGRADED;
-}
-
-static bool unit_is_active(Manager *m, const char *unit) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(unit_info_done) UnitInfo u = {};
-
-        return unit_info_get(m, unit, &u, &e) >= 0 &&
-               (streq_ptr(u.active_state, "active") || streq_ptr(u.active_state, "reloading"));
 }
 
 static int service_admit(Manager *m, Service *s, bool take_action, const char **ret_error, char **ret_message) {
@@ -504,10 +316,10 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
         }
 
         /* The unit's cgroup needs the cpu controller: ask systemd for it. */
-        r = wait_for_dl_file(m, s->cgroup, 0);
-        if (r == -ENOENT && systemd_set_cpu_weight(m, s->unit) >= 0)
-                r = wait_for_dl_file(m, s->cgroup, 2 * USEC_PER_SEC);
-        if (r == -ENOENT && !unit_is_active(m, s->unit)) {
+        r = wait_for_dl_file(m->kfs, s->cgroup, 0);
+        if (r == -ENOENT && systemd_set_cpu_weight(m->bus, s->unit) >= 0)
+                r = wait_for_dl_file(m->kfs, s->cgroup, 2 * USEC_PER_SEC);
+        if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
                 *ret_error = DLD_ERROR_UNIT_NOT_ACTIVE;
                 *ret_message = strdup("the unit stopped");
                 return -ESRCH;  /* gone meanwhile: nothing to refuse */
@@ -524,7 +336,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
         }
 
         r = reservation_set(m, s);
-        if (r == -ENOENT && !unit_is_active(m, s->unit)) {
+        if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
                 *ret_error = DLD_ERROR_UNIT_NOT_ACTIVE;
                 *ret_message = strdup("the unit stopped");
                 return -ESRCH;
@@ -544,7 +356,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
                 return r;
         }
 
-        r = threads_to_deadline(m, s, &tid);
+        r = service_threads_to_deadline(m, s, &tid);
         if (r < 0) {
                 if (asprintf(&reason, "the kernel refused SCHED_DEADLINE for thread %d (%s): the unit's reservation holds "
                              "at most %u threads of this size, one per CPU", (int) tid, strerror(-r), manager_cpus(m)) < 0)
@@ -599,7 +411,7 @@ int manager_unit_active(Manager *m, const char *unit) {
         Service *s;
         int r;
 
-        r = unit_info_get(m, unit, &u, &e);
+        r = systemd_unit_info(m->bus, unit, &u, &e);
         if (r < 0)
                 return r;
         s = manager_find_service(m, unit);
@@ -700,10 +512,10 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const c
                                      bw_to_percent(need, sizeof(need), dl_to_ratio(req->period_usec, req->runtime_usec)),
                                      manager_cpus(m), strerror(-r), s->cgroup) < 0)
                                 return -ENOMEM;
-                } else if ((r = threads_to_deadline(m, s, &tid)) < 0) {
+                } else if ((r = service_threads_to_deadline(m, s, &tid)) < 0) {
                         /* Back to the old parameters, then the old reservation. */
                         s->req = old;
-                        (void) threads_to_deadline(m, s, &tid);
+                        (void) service_threads_to_deadline(m, s, &tid);
                         (void) reservation_set(m, s);
                         if (asprintf(&reason, "the kernel refused the new parameters for thread %d (%s)", (int) tid,
                                      strerror(-r)) < 0)
@@ -749,7 +561,7 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
                 return set_error(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST,
                                      "runtime %" PRIu64 "us, deadline %" PRIu64 "us, period %" PRIu64 "us: %s",
                                      req.runtime_usec, req.deadline_usec, req.period_usec, problem);
-        r = unit_info_get(m, unit, &u, &e);
+        r = systemd_unit_info(m->bus, unit, &u, &e);
         if (r < 0 || streq_ptr(u.load_state, "not-found"))
                 return set_error(ret_error, ret_message, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
         if (!streq_ptr(u.active_state, "active") && !streq_ptr(u.active_state, "reloading"))
@@ -802,7 +614,7 @@ int manager_release_manual(Manager *m, const char *unit, const char **ret_error,
                 log_warning("%s: cannot record the release: %s; a restart of dld would admit it again",
                             unit, strerror(-r));
         if (s->state == SERVICE_ADMITTED) {
-                threads_to_normal(m, s);
+                service_threads_to_normal(m, s);
                 reservation_release(m, s);
                 journal_released(s, "released by hand");
         }
@@ -819,7 +631,7 @@ void manager_sync_threads(Manager *m) {
 
                 if (s->state != SERVICE_ADMITTED)
                         continue;
-                r = threads_to_deadline(m, s, &tid);
+                r = service_threads_to_deadline(m, s, &tid);
                 if (r >= 0)
                         continue;
                 if (asprintf(&reason, "the kernel refused SCHED_DEADLINE for new thread %d (%s): the unit's reservation "
@@ -838,7 +650,7 @@ static bool is_service_cgroup(Manager *m, const char *cgroup) {
 
 static bool is_group_cgroup(Manager *m, const char *cgroup) {
         for (size_t i = 0; i < m->policy.n_groups; i++) {
-                _cleanup_free_ char *cg = manager_slice_cgroup(m, m->policy.groups[i].slice);
+                _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, m->policy.groups[i].slice);
 
                 if (streq_ptr(cg, cgroup))
                         return true;
@@ -876,7 +688,7 @@ static void release_orphans_under(Manager *m, const char *cgroup, unsigned depth
 
 void manager_release_orphans(Manager *m) {
         for (size_t i = 0; i < m->policy.n_groups; i++) {
-                _cleanup_free_ char *cg = manager_slice_cgroup(m, m->policy.groups[i].slice);
+                _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, m->policy.groups[i].slice);
 
                 if (cg && kernelfs_cgroup_exists(m->kfs, cg))
                         release_orphans_under(m, cg, 0);

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The threads of a unit's cgroup in and out of SCHED_DEADLINE. */
+#include "log.h"
+#include "sched-util.h"
+#include "threads.h"
+#include "util.h"
+
+/* Threads of the unit back to SCHED_OTHER (those dld made deadline). */
+void threads_to_normal(KernelFs *kfs, const char *cgroup) {
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+
+        if (!cgroup || kernelfs_cgroup_threads(kfs, cgroup, &tids, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                DlSchedAttr a;
+
+                if (sched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
+                        (void) sched_set_normal(tids[i]);
+        }
+}
+
+/* Of the threads switched, those no longer in the unit's cgroup: a thread
+ * id read from cgroup.threads may have been reused by then by a task that
+ * is not the unit's, which must get its own policy back. */
+static void threads_check_owned(KernelFs *kfs, const char *cgroup, const char *unit, const pid_t *changed,
+                                const DlSchedAttr *before, size_t n) {
+        _cleanup_free_ pid_t *now = NULL;
+        size_t n_now = 0;
+
+        if (n == 0 || kernelfs_cgroup_threads(kfs, cgroup, &now, &n_now) < 0)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                bool found = false;
+
+                for (size_t j = 0; j < n_now && !found; j++)
+                        found = now[j] == changed[i];
+                if (found)
+                        continue;
+                /* Gone, or someone else's now: the latter gets its policy back. */
+                if (sched_set_attr(changed[i], &before[i]) == 0)
+                        log_warning("%s: thread %d left the unit's cgroup as it was made SCHED_DEADLINE; "
+                                    "its previous policy is restored", unit, (int) changed[i]);
+        }
+}
+
+int threads_to_deadline(KernelFs *kfs, const char *cgroup, const char *unit, const DeadlineRequest *req,
+                        ThreadCount *ret_count, pid_t *ret_tid) {
+        _cleanup_free_ pid_t *tids = NULL, *changed = NULL;
+        _cleanup_free_ DlSchedAttr *before = NULL;
+        size_t n = 0, n_changed = 0;
+        unsigned dl = 0;
+        int r;
+
+        r = kernelfs_cgroup_threads(kfs, cgroup, &tids, &n);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        changed = calloc(n ?: 1, sizeof(pid_t));
+        before = calloc(n ?: 1, sizeof(DlSchedAttr));
+        if (!changed || !before)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                DlSchedAttr a;
+
+                if (sched_get_attr(tids[i], &a) < 0)
+                        continue;       /* gone */
+                if (sched_is_deadline(&a, req->runtime_usec, req->deadline_usec, req->period_usec)) {
+                        dl++;
+                        continue;
+                }
+                r = sched_set_deadline(tids[i], req->runtime_usec, req->deadline_usec, req->period_usec);
+                if (r == -ESRCH)
+                        continue;
+                if (r < 0) {
+                        threads_check_owned(kfs, cgroup, unit, changed, before, n_changed);
+                        *ret_tid = tids[i];
+                        *ret_count = (ThreadCount) { .deadline = dl, .total = n };
+                        return r;
+                }
+                changed[n_changed] = tids[i];
+                before[n_changed++] = a;
+                dl++;
+        }
+        threads_check_owned(kfs, cgroup, unit, changed, before, n_changed);
+        *ret_count = (ThreadCount) { .deadline = dl, .total = n };
+        return 0;
+}

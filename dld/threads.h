@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The threads of a unit's cgroup in and out of SCHED_DEADLINE (sched_setattr()
+ * on every thread listed in cgroup.threads, or tasks on v1). */
+
+#include <sys/types.h>
+
+#include "dropin.h"
+#include "kernelfs.h"
+
+typedef struct ThreadCount {
+        unsigned deadline, total;
+} ThreadCount;
+
+/* Every thread of the cgroup to SCHED_DEADLINE with req's parameters. A
+ * thread id reused meanwhile by a task outside the cgroup gets its own
+ * policy back. Returns 0, or the errno of a refused thread with its id in
+ * *ret_tid; the threads counted in *ret_count either way. */
+int threads_to_deadline(KernelFs *kfs, const char *cgroup, const char *unit, const DeadlineRequest *req,
+                        ThreadCount *ret_count, pid_t *ret_tid);
+
+/* The cgroup's SCHED_DEADLINE threads back to SCHED_OTHER. */
+void threads_to_normal(KernelFs *kfs, const char *cgroup);
