@@ -122,16 +122,13 @@ static int save_applied_policy(Manager *m) {
         for (size_t i = 0; m->policy.files && m->policy.files[i]; i++) {
                 const char *base = strrchr(m->policy.files[i], '/');
                 _cleanup_free_ char *path = NULL;
-                _cleanup_close_ int fd = -1;
-                size_t l = strlen(m->policy.texts[i]);
+                int r;
 
                 if (asprintf(&path, "%s/%s", tmp, base ? base + 1 : m->policy.files[i]) < 0)
                         return -ENOMEM;
-                fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-                if (fd < 0)
-                        return -errno;
-                if (write(fd, m->policy.texts[i], l) != (ssize_t) l)
-                        return -EIO;
+                r = write_full_file(path, m->policy.texts[i]);
+                if (r < 0)
+                        return r;
         }
         remove_flat_dir(old);
         if (rename(dir, old) < 0 && errno != ENOENT)

@@ -88,21 +88,21 @@ static char *released_path(Manager *m, const char *unit) {
         return asprintf(&p, "%s/released/%s", m->run_dir, unit) < 0 ? NULL : p;
 }
 
-static int release_record(Manager *m, const char *unit, const char *invocation) {
-        _cleanup_free_ char *dir = NULL, *path = released_path(m, unit);
-        _cleanup_close_ int fd = -1;
-        size_t l = strlen(invocation ?: "");
+/* Writes text to path, in the run directory's subdir (made as needed). */
+static int run_file_write(Manager *m, const char *subdir, const char *path, const char *text) {
+        _cleanup_free_ char *dir = NULL;
 
-        if (!path || asprintf(&dir, "%s/released", m->run_dir) < 0)
+        if (!path || !text || asprintf(&dir, "%s/%s", m->run_dir, subdir) < 0)
                 return -ENOMEM;
         (void) mkdir(m->run_dir, 0755);
         (void) mkdir(dir, 0755);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
-        if (write(fd, invocation ?: "", l) != (ssize_t) l)
-                return -EIO;
-        return 0;
+        return write_full_file(path, text);
+}
+
+static int release_record(Manager *m, const char *unit, const char *invocation) {
+        _cleanup_free_ char *path = released_path(m, unit);
+
+        return run_file_write(m, "released", path, invocation ?: "");
 }
 
 static void release_forget(Manager *m, const char *unit) {
@@ -461,21 +461,9 @@ void manager_unit_inactive(Manager *m, const char *unit) {
 }
 
 static int write_manual(Manager *m, const char *unit, const DeadlineRequest *req) {
-        _cleanup_free_ char *dir = NULL, *path = manual_path(m, unit), *text = dropin_format(req);
-        _cleanup_close_ int fd = -1;
-        size_t l;
+        _cleanup_free_ char *path = manual_path(m, unit), *text = dropin_format(req);
 
-        if (!path || !text || asprintf(&dir, "%s/manual", m->run_dir) < 0)
-                return -ENOMEM;
-        (void) mkdir(m->run_dir, 0755);
-        (void) mkdir(dir, 0755);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
-        l = strlen(text);
-        if (write(fd, text, l) != (ssize_t) l)
-                return -EIO;
-        return 0;
+        return run_file_write(m, "manual", path, text);
 }
 
 /* A new request by hand for an admitted service: the new reservation and
@@ -573,25 +561,20 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
         if (s && s->state == SERVICE_ADMITTED) {
                 r = service_readmit(m, s, &req, ret_error, ret_message);
                 deadline_request_done(&req);
-                if (r < 0)
-                        return r;
-                r = write_manual(m, unit, &s->req);
-                if (r < 0)
-                        log_warning("%s: cannot record the manual admission: %s", unit, strerror(-r));
-                return 0;
-        }
-        if (s) {
-                deadline_request_done(&s->req);
-                s->req = req;
-                s->manual = true;
         } else {
-                r = service_new(m, unit, &u, &req, true, &s);
-                if (r < 0)
-                        return r;
+                if (s) {
+                        deadline_request_done(&s->req);
+                        s->req = req;
+                        s->manual = true;
+                } else {
+                        r = service_new(m, unit, &u, &req, true, &s);
+                        if (r < 0)
+                                return r;
+                }
+                r = service_admit(m, s, false, ret_error, ret_message);
+                if (r == -ESRCH)
+                        service_forget(m, s);
         }
-        r = service_admit(m, s, false, ret_error, ret_message);
-        if (r == -ESRCH)
-                service_forget(m, s);
         if (r < 0)
                 return r;
         r = write_manual(m, unit, &s->req);

@@ -98,6 +98,18 @@ int read_full_file(const char *path, char **ret, size_t *ret_size) {
         return read_fd_full(fd, READ_FULL_MAX, ret, ret_size);
 }
 
+int write_full_file(const char *path, const char *text) {
+        _cleanup_close_ int fd = -1;
+        size_t l = strlen(text);
+
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        if (write(fd, text, l) != (ssize_t) l)
+                return -EIO;
+        return 0;
+}
+
 int read_config_file(const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -1;
         struct stat st;

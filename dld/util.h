@@ -79,6 +79,8 @@ char *strstrip(char *s);
 
 /* Reads a whole file (up to 1 MiB) into a NUL-terminated buffer. */
 int read_full_file(const char *path, char **ret, size_t *ret_size);
+/* Creates or truncates path (mode 0644) and writes text: 0, -errno, -EIO. */
+int write_full_file(const char *path, const char *text);
 
 /* Policies and unit files: regular files only (-EISDIR, -EBADFD for a FIFO,
  * a device or a socket, opened without blocking), at most CONFIG_FILE_MAX

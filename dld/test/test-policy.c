@@ -253,61 +253,58 @@ static void test_strict(void) {
                 check_bad(cases[i].text, cases[i].want);
 }
 
+/* The one file in dir is refused at load, with a message containing want
+ * (and at where, if not NULL); then it is removed. */
+static void check_file_refused(const char *dir, const char *path, const char *what, const char *where,
+                               const char *want) {
+        Policy p = {};
+        DiagList d = {};
+
+        is_int(policy_load_directory(&p, dir, &d), -EINVAL, "%s is refused", what);
+        ok(d.n == 1 && strstr(d.items[0].message, want) && (!where || streq_ptr(d.items[0].where, where)),
+           "message: %s", want);
+        policy_done(&p);
+        diag_list_done(&d);
+        if (unlink(path) < 0)
+                rmdir(path);
+}
+
 /* Files that are not regular, too large, or hold a NUL byte. */
 static void test_files(void) {
         char dir[] = "/tmp/dld-test-policy-XXXXXX", path[128];
-        Policy p = {};
-        DiagList d = {};
         _cleanup_free_ char *big = NULL;
-        FILE *f;
 
         if (!ok(mkdtemp(dir), "temporary directory"))
                 return;
         snprintf(path, sizeof(path), "%s/10-fifo.json", dir);
         ok(mkfifo(path, 0600) == 0, "a FIFO named *.json");
-        is_int(policy_load_directory(&p, dir, &d), -EINVAL, "a FIFO is refused, without waiting for a writer");
-        ok(d.n == 1 && strstr(d.items[0].message, "not a regular file"), "message: not a regular file");
-        policy_done(&p);
-        diag_list_done(&d);
-        unlink(path);
+        check_file_refused(dir, path, "a FIFO (without waiting for a writer)", NULL, "not a regular file");
 
         snprintf(path, sizeof(path), "%s/20-dir.json", dir);
         ok(mkdir(path, 0700) == 0, "a directory named *.json");
-        is_int(policy_load_directory(&p, dir, &d), -EINVAL, "a directory is refused");
-        ok(d.n == 1 && strstr(d.items[0].message, "Is a directory"), "message: a directory");
-        policy_done(&p);
-        diag_list_done(&d);
-        rmdir(path);
+        check_file_refused(dir, path, "a directory", NULL, "Is a directory");
 
         snprintf(path, sizeof(path), "%s/30-big.json", dir);
         big = malloc(CONFIG_FILE_MAX + 2);
-        f = fopen(path, "we");
-        if (big && f) {
+        if (big) {
                 memset(big, ' ', CONFIG_FILE_MAX + 1);
                 big[0] = '{';
                 big[CONFIG_FILE_MAX] = '}';
-                fwrite(big, 1, CONFIG_FILE_MAX + 1, f);
+                big[CONFIG_FILE_MAX + 1] = '\0';
         }
-        if (f)
-                fclose(f);
-        is_int(policy_load_directory(&p, dir, &d), -EINVAL, "a file over the limit is refused");
-        ok(d.n == 1 && strstr(d.items[0].message, "larger than the 1 MiB limit"), "message names the limit");
-        policy_done(&p);
-        diag_list_done(&d);
-        unlink(path);
+        ok(big && write_full_file(path, big) == 0, "a file of 1 MiB + 1 byte");
+        check_file_refused(dir, path, "a file over the limit", NULL, "larger than the 1 MiB limit");
 
         snprintf(path, sizeof(path), "%s/40-nul.json", dir);
-        f = fopen(path, "we");
-        if (f) {
-                fwrite("{}\0{}", 1, 5, f);
-                fclose(f);
+        {
+                FILE *f = fopen(path, "we");
+
+                if (f) {
+                        fwrite("{}\0{}", 1, 5, f);
+                        fclose(f);
+                }
         }
-        is_int(policy_load_directory(&p, dir, &d), -EINVAL, "a NUL byte is refused");
-        ok(d.n == 1 && streq_ptr(d.items[0].where, "line 1, column 3") && strstr(d.items[0].message, "a NUL byte"),
-           "message: where the NUL byte is");
-        policy_done(&p);
-        diag_list_done(&d);
-        unlink(path);
+        check_file_refused(dir, path, "a NUL byte", "line 1, column 3", "a NUL byte");
         rmdir(dir);
 }
 
