@@ -188,8 +188,13 @@ static void scan_string(Scanner *s, char **ret) {
         _cleanup_free_ char *out = NULL;
 
         if (ret) {
-                /* Decoding never makes a string longer than its source. */
-                out = malloc(s->size - start);
+                /* Decoding never makes a string longer than its source,
+                 * which ends at the first unescaped quote (or the text's end). */
+                size_t end = start + 1;
+
+                while (end < s->size && s->text[end] != '"')
+                        end += s->text[end] == '\\' ? 2 : 1;
+                out = malloc(MIN(end, s->size) - start + 1);
                 if (!out) {
                         s->error = -ENOMEM;
                         return;
@@ -313,6 +318,30 @@ static void scan_number(Scanner *s) {
 
 static void scan_value(Scanner *s, unsigned depth);
 
+/* The path of member @key of the current object. */
+static size_t path_push_key(Scanner *s, const char *key) {
+        if (strchr(key, '.') || strchr(key, '[') || !*key)
+                return path_push(s, "[\"%s\"]", key);
+        return path_push(s, ".%s", key);
+}
+
+static int compare_keys(const void *a, const void *b) {
+        return strcmp(*(char * const *) a, *(char * const *) b);
+}
+
+/* Sorted, so that an object of many members costs n log n, not n^2. */
+static void check_duplicates(Scanner *s, char **keys, size_t n) {
+        qsort(keys, n, sizeof(char *), compare_keys);
+        for (size_t i = 1; i < n; i++)
+                if (strcmp(keys[i - 1], keys[i]) == 0) {
+                        size_t saved = path_push_key(s, keys[i]);
+
+                        fail_path(s, "duplicate key \"%s\" (only one may be given)", keys[i]);
+                        path_pop(s, saved);
+                        return;
+                }
+}
+
 static void scan_object(Scanner *s, unsigned depth) {
         char **keys = NULL;
         size_t n_keys = 0, open = s->pos++;
@@ -344,13 +373,7 @@ static void scan_object(Scanner *s, unsigned depth) {
                 scan_string(s, &key);
                 if (failed(s))
                         break;
-                if (strchr(key, '.') || strchr(key, '[') || !*key)
-                        saved = path_push(s, "[\"%s\"]", key);
-                else
-                        saved = path_push(s, ".%s", key);
-                for (size_t i = 0; i < n_keys && !failed(s); i++)
-                        if (strcmp(keys[i], key) == 0)
-                                fail_path(s, "duplicate key \"%s\" (only one may be given)", key);
+                saved = path_push_key(s, key);
                 k = realloc(keys, (n_keys + 1) * sizeof(char *));
                 if (!k) {
                         free(key);
@@ -383,6 +406,7 @@ static void scan_object(Scanner *s, unsigned depth) {
                 }
                 if (c == '}') {
                         s->pos++;
+                        check_duplicates(s, keys, n_keys);
                         break;
                 }
                 fail_at(s, c < 0 ? open : s->pos, c < 0 ? "an object that is never closed" : "a ',' or '}' must follow an object member");
