@@ -4,11 +4,11 @@
  * refuses one, the writes made so far are undone in reverse order. */
 #include <inttypes.h>
 
+#include "apply.h"
 #include "dld-bus.h"
 #include "log.h"
-#include "manager.h"
-#include "systemd-client.h"
 #include "plan.h"
+#include "systemd-client.h"
 #include "timespan.h"
 #include "unitname.h"
 
@@ -108,7 +108,7 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
         }
 
         /* The model of the kernel as it is now. */
-        dl_model_init(&model, manager_cpus(m), cur.dl_runtime_us, cur.dl_period_us, cur.rt_runtime_us, cur.rt_period_us);
+        dl_model_init(&model, kernelfs_cpus(m->kfs), cur.dl_runtime_us, cur.dl_period_us, cur.rt_runtime_us, cur.rt_period_us);
         model.pool.inner = total_bw;
         for (size_t i = 0; i < n; i++) {
                 int64_t rt = -1, pe = (int64_t) cur.dl_period_us, inner = 0;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* org.dlsched.Dld1.Manager: see org.dlsched.Dld1.xml. */
+#include "bus.h"
 #include "dld-bus.h"
 #include "log.h"
-#include "manager.h"
-#include "systemd-client.h"
 #include "predict.h"
+#include "service.h"
+#include "systemd-client.h"
 #include "unitname.h"
 
 /* Root only: the bus policy says so too, this is the second lock. */
@@ -48,13 +49,13 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
         if (strcmp(property, "CgroupHierarchy") == 0)
                 return sd_bus_message_append(reply, "s", cgroup_hierarchy_to_string(m->kfs->hierarchy));
         if (strcmp(property, "CPUs") == 0)
-                return sd_bus_message_append(reply, "u", manager_cpus(m));
+                return sd_bus_message_append(reply, "u", kernelfs_cpus(m->kfs));
         if (strcmp(property, "SystemRuntimeUSec") == 0)
                 return sd_bus_message_append(reply, "x", b.dl_runtime_us);
         if (strcmp(property, "SystemPeriodUSec") == 0)
                 return sd_bus_message_append(reply, "t", b.dl_period_us);
         if (strcmp(property, "SystemBandwidth") == 0)
-                return sd_bus_message_append(reply, "t", dl_capacity(manager_cpus(m), b.dl_runtime_us, b.dl_period_us));
+                return sd_bus_message_append(reply, "t", dl_capacity(kernelfs_cpus(m->kfs), b.dl_runtime_us, b.dl_period_us));
         if (strcmp(property, "SystemAllocated") == 0) {
                 (void) kernelfs_read_total_bw(m->kfs, &total);
                 return sd_bus_message_append(reply, "t", total);
@@ -68,7 +69,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 
 static int append_group(Manager *m, sd_bus_message *reply, const PolicyGroup *g) {
         _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, g->slice);
-        unsigned cpus = manager_cpus(m);
+        unsigned cpus = kernelfs_cpus(m->kfs);
         uint64_t reserved = dl_capacity(cpus, g->runtime_us, g->period_us);
         int64_t allocated = 0;
 
@@ -118,7 +119,7 @@ static int append_service(Manager *m, sd_bus_message *reply, const Service *s) {
                                      service_state_to_string(s->state),
                                      s->req.runtime_usec, s->req.deadline_usec, s->req.period_usec,
                                      s->state == SERVICE_ADMITTED
-                                             ? dl_capacity(manager_cpus(m), s->req.runtime_usec, s->req.period_usec)
+                                             ? dl_capacity(kernelfs_cpus(m->kfs), s->req.runtime_usec, s->req.period_usec)
                                              : (uint64_t) 0,
                                      s->threads_dl, s->threads_total,
                                      s->manual ? "manual" : "dropin", s->reason ?: "");
@@ -256,7 +257,7 @@ static int method_check_policy(sd_bus_message *msg, void *userdata, sd_bus_error
                                 .period_usec = s->req.period_usec,
                         };
                 }
-                if ((r = policy_predict(&p, manager_cpus(m), reqs, m->n_services, verdicts)) < 0)
+                if ((r = policy_predict(&p, kernelfs_cpus(m->kfs), reqs, m->n_services, verdicts)) < 0)
                         goto finish;
                 for (size_t i = 0; i < m->n_services && r >= 0; i++)
                         r = sd_bus_message_append(reply, DLD_VERDICT_SIGNATURE, reqs[i].unit,

@@ -301,3 +301,10 @@ int kernelfs_dl_groups_supported(KernelFs *k) {
         }
         return -ENODATA;
 }
+
+unsigned kernelfs_cpus(KernelFs *k) {
+        unsigned n = 1;
+
+        (void) kernelfs_online_cpus(k, &n);
+        return n;
+}

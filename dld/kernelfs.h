@@ -43,6 +43,8 @@ int kernelfs_read_budget(KernelFs *k, SystemBudget *ret);
 int kernelfs_read_total_bw(KernelFs *k, uint64_t *ret);
 /* Number of CPUs in /sys/devices/system/cpu/online. */
 int kernelfs_online_cpus(KernelFs *k, unsigned *ret);
+/* The same, 1 when it cannot be read (the admission model's CPU count). */
+unsigned kernelfs_cpus(KernelFs *k);
 
 /* True if the kernel has per-cgroup deadline bandwidth (cpu.dl_runtime_us
  * next to cpu.weight/cpu.shares in a cgroup with the cpu controller);

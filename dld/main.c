@@ -2,6 +2,7 @@
 /* dld: the deadline bandwidth daemon. See dld(8). */
 #include <getopt.h>
 
+#include "bus.h"
 #include "log.h"
 #include "manager.h"
 #include "timespan.h"
@@ -67,6 +68,10 @@ int main(int argc, char *argv[]) {
                 return 1;
         }
         r = manager_start(m);
+        if (r >= 0)
+                r = manager_bus_register(m);
+        if (r >= 0)
+                r = manager_publish(m);
         if (r < 0)
                 return r == -EOPNOTSUPP ? 3 : 1;
         r = manager_run(m);

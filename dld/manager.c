@@ -8,11 +8,13 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 
+#include "apply.h"
 #include "dld-bus.h"
 #include "dld-messages.h"
 #include "journal.h"
 #include "log.h"
 #include "manager.h"
+#include "service.h"
 #include "timespan.h"
 #include "unitname.h"
 
@@ -52,24 +54,6 @@ Manager *manager_free(Manager *m) {
         free(m->run_dir);
         free(m);
         return NULL;
-}
-
-int set_error(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) {
-        va_list ap;
-
-        *ret_error = name;
-        va_start(ap, fmt);
-        if (vasprintf(ret_message, fmt, ap) < 0)
-                *ret_message = NULL;
-        va_end(ap);
-        return -EINVAL;
-}
-
-unsigned manager_cpus(Manager *m) {
-        unsigned n = 1;
-
-        (void) kernelfs_online_cpus(m->kfs, &n);
-        return n;
 }
 
 static char *files_list(char * const *files) {
@@ -242,6 +226,7 @@ static int restore_applied_policy(Manager *m, const char *why) {
                 }
                 (void) sd_notifyf(false, "STATUS=Policy in %s rejected (%s); enforcing the last applied one (%zu group(s))",
                                   m->policy_dir, why, m->policy.n_groups);
+                m->policy_restored = true;
                 return 0;
         }
         return -ENOENT;
@@ -439,10 +424,6 @@ int manager_start(Manager *m) {
                 log_error("cannot subscribe to systemd: %s", strerror(-r));
                 return r;
         }
-        r = manager_bus_register(m);
-        if (r < 0)
-                return r;
-
         /* The policy first (groups must exist before units are admitted in them). */
         if (manager_reload(m, &error_name, &message) < 0 && restore_applied_policy(m, message ?: "?") < 0)
                 log_error("starting without a policy: %s", message ?: "?");
@@ -462,16 +443,23 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
 
-        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
-        if (r < 0)
-                return r;
+        return sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+}
+
+int manager_publish(Manager *m) {
+        int r;
+
         r = sd_bus_request_name(m->bus, DLD_BUS_NAME, 0);
         if (r < 0) {
                 log_error("cannot own %s: %s", DLD_BUS_NAME, strerror(-r));
                 return r;
         }
-        (void) sd_notifyf(false, "READY=1\nSTATUS=Policy: %zu group(s), %zu service(s)",
-                          m->policy.n_groups, m->n_services);
+        /* A policy restored from the run directory keeps its STATUS= (why). */
+        if (m->policy_restored)
+                (void) sd_notify(false, "READY=1");
+        else
+                (void) sd_notifyf(false, "READY=1\nSTATUS=Policy: %zu group(s), %zu service(s)",
+                                  m->policy.n_groups, m->n_services);
         log_info("dld %s ready: policy %s, %zu service(s) followed, threads checked every %" PRIu64 "ms",
                  DLD_VERSION, m->policy_dir, m->n_services, (uint64_t) (m->poll_usec / USEC_PER_MSEC));
         return 0;

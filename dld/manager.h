@@ -55,6 +55,7 @@ typedef struct Manager {
         uint64_t poll_usec;
         sd_event_source *poll_source;
         bool dl_groups;         /* the kernel has cpu.dl_runtime_us */
+        bool policy_restored;   /* started with the copy in run_dir/applied */
 } Manager;
 
 typedef struct ManagerOptions {
@@ -69,48 +70,14 @@ Manager *manager_free(Manager *m);
 static inline void manager_freep(Manager **m) {
         manager_free(*m);
 }
+/* Connects to systemd, applies the policy, follows the active units. */
 int manager_start(Manager *m);
+/* Takes the bus name and tells systemd dld is ready (after the D-Bus
+ * object is registered, bus.h). */
+int manager_publish(Manager *m);
 int manager_run(Manager *m);
 
 /* Reads the policy directory and applies it, all or nothing. On failure the
  * previous policy stays; *ret_error_name is a DLD_ERROR_* and *ret_message
  * says why (both set on failure only; message malloc'ed). */
 int manager_reload(Manager *m, const char **ret_error_name, char **ret_message);
-
-/* apply.c: applies a validated policy; same failure contract. */
-int manager_apply_policy(Manager *m, Policy *np, const char **ret_error_name, char **ret_message);
-
-/* Sets the D-Bus error name and a formatted message for the caller (the
- * failure contract of manager_reload() and friends); returns -EINVAL. */
-int set_error(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) _printf_(4, 5);
-
-/* Kernel state for the API. */
-unsigned manager_cpus(Manager *m);
-
-Service *manager_find_service(Manager *m, const char *unit);
-unsigned manager_count_admitted(Manager *m, const char *group, const Service *except);
-
-/* service.c */
-/* A unit became active (or dld starts and finds it active): admits it if it
- * has a request. A unit stopped: releases. */
-int manager_unit_active(Manager *m, const char *unit);
-void manager_unit_inactive(Manager *m, const char *unit);
-
-/* Admits by hand / releases by hand (bus). 0, or a negative errno with
- * *ret_error_name and *ret_message set. */
-int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
-                         const char **ret_error_name, char **ret_message);
-int manager_release_manual(Manager *m, const char *unit, const char **ret_error_name, char **ret_message);
-
-/* Drops dld's memory of every service, leaving the kernel as it is. */
-void manager_forget_services(Manager *m);
-
-/* Re-checks the threads of every admitted service (timer). */
-void manager_sync_threads(Manager *m);
-
-/* Releases reservations in group slices that belong to no admitted service. */
-void manager_release_orphans(Manager *m);
-
-/* bus.c */
-int manager_bus_register(Manager *m);
-

@@ -8,8 +8,8 @@
 #include "dld-bus.h"
 #include "journal.h"
 #include "log.h"
-#include "manager.h"
 #include "sched-util.h"
+#include "service.h"
 #include "systemd-client.h"
 #include "threads.h"
 #include "timespan.h"
@@ -190,7 +190,7 @@ static uint64_t group_free_bw(Manager *m, const char *group) {
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_period_us", &pe) < 0 ||
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_total_bw", &total) < 0 || pe <= 0)
                 return DL_BW_UNLIMITED;
-        cap = dl_capacity(manager_cpus(m), rt, (uint64_t) pe);
+        cap = dl_capacity(kernelfs_cpus(m->kfs), rt, (uint64_t) pe);
         if (cap == DL_BW_UNLIMITED)
                 return cap;
         return cap > (uint64_t) total ? cap - (uint64_t) total : 0;
@@ -347,7 +347,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
                 free_bw = group_free_bw(m, s->group);
                 if (asprintf(&reason, "the kernel refused the reservation of %s on each of %u CPUs (%s) in %s: %s left in the group",
                              bw_to_percent(need, sizeof(need), dl_to_ratio(s->req.period_usec, s->req.runtime_usec)),
-                             manager_cpus(m), strerror(-r), s->cgroup,
+                             kernelfs_cpus(m->kfs), strerror(-r), s->cgroup,
                              free_bw == DL_BW_UNLIMITED ? "unknown" : bw_to_percent(left, sizeof(left), free_bw)) < 0)
                         return -ENOMEM;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, free_bw, take_action);
@@ -359,7 +359,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
         r = service_threads_to_deadline(m, s, &tid);
         if (r < 0) {
                 if (asprintf(&reason, "the kernel refused SCHED_DEADLINE for thread %d (%s): the unit's reservation holds "
-                             "at most %u threads of this size, one per CPU", (int) tid, strerror(-r), manager_cpus(m)) < 0)
+                             "at most %u threads of this size, one per CPU", (int) tid, strerror(-r), kernelfs_cpus(m->kfs)) < 0)
                         return -ENOMEM;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, group_free_bw(m, s->group), take_action);
                 *ret_error = DLD_ERROR_REFUSED;
@@ -370,7 +370,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
         s->state = SERVICE_ADMITTED;
         free(s->reason);
         s->reason = NULL;
-        journal_admitted(s, dl_capacity(manager_cpus(m), s->req.runtime_usec, s->req.period_usec),
+        journal_admitted(s, dl_capacity(kernelfs_cpus(m->kfs), s->req.runtime_usec, s->req.period_usec),
                          group_free_bw(m, s->group));
         return 0;
 }
@@ -498,7 +498,7 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const c
                         s->req = old;
                         if (asprintf(&reason, "the kernel refused the reservation of %s on each of %u CPUs (%s) in %s",
                                      bw_to_percent(need, sizeof(need), dl_to_ratio(req->period_usec, req->runtime_usec)),
-                                     manager_cpus(m), strerror(-r), s->cgroup) < 0)
+                                     kernelfs_cpus(m->kfs), strerror(-r), s->cgroup) < 0)
                                 return -ENOMEM;
                 } else if ((r = service_threads_to_deadline(m, s, &tid)) < 0) {
                         /* Back to the old parameters, then the old reservation. */
@@ -528,7 +528,7 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const c
         s->req = *req;
         *req = (DeadlineRequest) {};
         s->manual = true;
-        journal_admitted(s, dl_capacity(manager_cpus(m), s->req.runtime_usec, s->req.period_usec),
+        journal_admitted(s, dl_capacity(kernelfs_cpus(m->kfs), s->req.runtime_usec, s->req.period_usec),
                          group_free_bw(m, s->group));
         return 0;
 }
@@ -618,7 +618,7 @@ void manager_sync_threads(Manager *m) {
                 if (r >= 0)
                         continue;
                 if (asprintf(&reason, "the kernel refused SCHED_DEADLINE for new thread %d (%s): the unit's reservation "
-                             "holds at most %u threads of this size, one per CPU", (int) tid, strerror(-r), manager_cpus(m)) < 0)
+                             "holds at most %u threads of this size, one per CPU", (int) tid, strerror(-r), kernelfs_cpus(m->kfs)) < 0)
                         continue;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, group_free_bw(m, s->group), !s->manual);
         }

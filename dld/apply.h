@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Applying a validated policy (apply.c): the kernel writes in an order the
+ * kernel accepts, all or nothing. */
+
+#include "manager.h"
+
+/* 0, or a negative errno with *ret_error_name (a DLD_ERROR_*) and
+ * *ret_message set; the previous policy is then in force again. */
+int manager_apply_policy(Manager *m, Policy *np, const char **ret_error_name, char **ret_message);
