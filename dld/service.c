@@ -501,12 +501,14 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const c
                                      kernelfs_cpus(m->kfs), strerror(-r), s->cgroup) < 0)
                                 return -ENOMEM;
                 } else if ((r = service_threads_to_deadline(m, s, &tid)) < 0) {
+                        pid_t refused_tid = tid;
+
                         /* Back to the old parameters, then the old reservation. */
                         s->req = old;
                         (void) service_threads_to_deadline(m, s, &tid);
                         (void) reservation_set(m, s);
-                        if (asprintf(&reason, "the kernel refused the new parameters for thread %d (%s)", (int) tid,
-                                     strerror(-r)) < 0)
+                        if (asprintf(&reason, "the kernel refused the new parameters for thread %d (%s)",
+                                     (int) refused_tid, strerror(-r)) < 0)
                                 return -ENOMEM;
                 }
         }
