@@ -3,11 +3,15 @@
 # `systemd-id128 new` makes them, used once, with an entry in the journal
 # catalog that journalctl accepts (journalctl -x explains each entry).
 set -u
+# The plan goes first (the harness reads TAP documents by their plan):
+# the points are collected, then printed after it.
+out=""
+emit() { out+="$1"$'\n'; }
 header=$1 catalog=$2
 n=0 failed=0
 check() {
 	n=$((n + 1))
-	if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=$((failed + 1)); fi
+	if eval "$2"; then emit "ok $n - $1"; else emit "not ok $n - $1"; failed=$((failed + 1)); fi
 }
 mapfile -t ids < <(sed -n 's/^#define DLD_MESSAGE_[A-Z_]* *"\([0-9a-f]*\)".*/\1/p' "$header")
 check "dld-messages.h defines six ids" '[ ${#ids[@]} -eq 6 ]'
@@ -24,5 +28,7 @@ mkdir -p "$root/usr/lib/systemd/catalog" "$root/var/lib/systemd/catalog"
 cp "$catalog" "$root/usr/lib/systemd/catalog/"
 check "journalctl indexes the catalog" 'journalctl --root="$root" --update-catalog 2>/dev/null'
 check "journalctl lists all six entries" '[ "$(journalctl --root="$root" --list-catalog 2>/dev/null | grep -c " dld: ")" -eq 6 ]'
+echo "TAP version 13"
 echo "1..$n"
+printf '%s' "$out"
 [ $failed -eq 0 ]

@@ -5,6 +5,10 @@
 # the objects' symbols: who defines a function, who calls it.
 # Usage: test-layout.sh OBJDIR
 set -u
+# The plan goes first (the harness reads TAP documents by their plan):
+# the points are collected, then printed after it.
+out=""
+emit() { out+="$1"$'\n'; }
 dir=$1
 n=0 failed=0
 defs=$(for o in "$dir"/*.o; do
@@ -16,23 +20,25 @@ edges=$(for o in "$dir"/*.o; do
 done | sort -u)
 n=$((n + 1))
 if [ "$(wc -l <<< "$edges")" -ge 20 ]; then
-	echo "ok $n - $(wc -l <<< "$edges") dependencies between $(ls "$dir"/*.o | wc -l) objects"
+	emit "ok $n - $(wc -l <<< "$edges") dependencies between $(ls "$dir"/*.o | wc -l) objects"
 else
-	echo "not ok $n - too few dependencies found: $(wc -l <<< "$edges")"; failed=1
+	emit "not ok $n - too few dependencies found: $(wc -l <<< "$edges")"; failed=1
 fi
 n=$((n + 1))
 if loop=$(tsort <<< "$edges" 2>&1 >/dev/null) && [ -z "$loop" ]; then
-	echo "ok $n - no dependency cycle between dld's source files"
+	emit "ok $n - no dependency cycle between dld's source files"
 else
-	echo "not ok $n - a dependency cycle:"; echo "$loop" | sed 's/^/# /'; failed=1
+	emit "not ok $n - a dependency cycle:"; emit "$(sed 's/^/# /' <<< "$loop")"; failed=1
 fi
 for pair in "manager bus" "service manager" "apply manager" "apply service" "service bus" "systemd-client service" "threads service"; do
 	n=$((n + 1))
 	if grep -qx "$pair" <<< "$edges"; then
-		echo "not ok $n - ${pair% *} does not call into ${pair#* } (it does)"; failed=1
+		emit "not ok $n - ${pair% *} does not call into ${pair#* } (it does)"; failed=1
 	else
-		echo "ok $n - ${pair% *} does not call into ${pair#* }"
+		emit "ok $n - ${pair% *} does not call into ${pair#* }"
 	fi
 done
+echo "TAP version 13"
 echo "1..$n"
+printf '%s' "$out"
 [ $failed -eq 0 ]
