@@ -633,17 +633,8 @@ static bool is_service_cgroup(Manager *m, const char *cgroup) {
         return false;
 }
 
-static bool is_group_cgroup(Manager *m, const char *cgroup) {
-        for (size_t i = 0; i < m->policy.n_groups; i++) {
-                _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, m->policy.groups[i].slice);
-
-                if (streq_ptr(cg, cgroup))
-                        return true;
-        }
-        return false;
-}
-
-static void release_orphans_under(Manager *m, const char *cgroup, unsigned depth) {
+/* group_cgroups: the groups' slice cgroups, looked up once per sweep. */
+static void release_orphans_under(Manager *m, char * const *group_cgroups, const char *cgroup, unsigned depth) {
         _cleanup_strv_free_ char **children = NULL;
 
         if (depth > 16 || kernelfs_cgroup_children(m->kfs, cgroup, &children) < 0)
@@ -654,7 +645,7 @@ static void release_orphans_under(Manager *m, const char *cgroup, unsigned depth
 
                 if (asprintf(&path, "%s/%s", cgroup, *c) < 0)
                         return;
-                if (!is_group_cgroup(m, path) && !is_service_cgroup(m, path) &&
+                if (!strv_contains(group_cgroups, path) && !is_service_cgroup(m, path) &&
                     kernelfs_cgroup_read(m->kfs, path, "cpu.dl_runtime_us", &rt) == 0 && rt > 0) {
                         int r = kernelfs_cgroup_write(m->kfs, path, "cpu.dl_runtime_us", -1);
 
@@ -667,15 +658,20 @@ static void release_orphans_under(Manager *m, const char *cgroup, unsigned depth
                 /* Below a unit's cgroup is the unit's own business (a
                  * delegated subtree, a container): only slices are walked. */
                 if (endswith(*c, ".slice"))
-                        release_orphans_under(m, path, depth + 1);
+                        release_orphans_under(m, group_cgroups, path, depth + 1);
         }
 }
 
 void manager_release_orphans(Manager *m) {
+        _cleanup_strv_free_ char **group_cgroups = NULL;
+
         for (size_t i = 0; i < m->policy.n_groups; i++) {
                 _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, m->policy.groups[i].slice);
 
-                if (cg && kernelfs_cgroup_exists(m->kfs, cg))
-                        release_orphans_under(m, cg, 0);
+                if (!cg || strv_extend(&group_cgroups, cg) < 0)
+                        return;
         }
+        for (char **cg = group_cgroups; cg && *cg; cg++)
+                if (kernelfs_cgroup_exists(m->kfs, *cg))
+                        release_orphans_under(m, group_cgroups, *cg, 0);
 }

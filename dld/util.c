@@ -7,6 +7,13 @@
 
 #include "util.h"
 
+bool strv_contains(char * const *l, const char *s) {
+        for (size_t i = 0; l && l[i]; i++)
+                if (strcmp(l[i], s) == 0)
+                        return true;
+        return false;
+}
+
 size_t strv_length(char * const *l) {
         size_t n = 0;
 

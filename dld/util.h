@@ -73,6 +73,7 @@ static inline void *steal_pointer(void *pp) {
 /* Appends a copy of s to the NULL-terminated list *l. */
 int strv_extend(char ***l, const char *s);
 size_t strv_length(char * const *l);
+bool strv_contains(char * const *l, const char *s);
 
 /* Strips leading and trailing whitespace in place, returns the start. */
 char *strstrip(char *s);
