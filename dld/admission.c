@@ -10,6 +10,33 @@ uint64_t dl_to_ratio(uint64_t period, uint64_t runtime) {
         return (uint64_t) (((unsigned __int128) runtime << DL_BW_SHIFT) / period);
 }
 
+unsigned dl_threads_count(unsigned threads, unsigned cpus) {
+        return threads == DL_THREADS_ALL ? cpus : threads;
+}
+
+int dl_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus,
+                       uint64_t *ret_runtime_us) {
+        uint64_t need, per_cpu, rt;
+
+        if (cpus == 0 || period_us == 0)
+                return -EINVAL;
+        if (threads == DL_THREADS_ALL)
+                rt = runtime_us;
+        else {
+                /* cpus * floor((rt << 20) / period) >= threads * bw, for the smallest rt. */
+                need = (uint64_t) threads * dl_to_ratio(period_us, runtime_us);
+                per_cpu = (need + cpus - 1) / cpus;
+                rt = (uint64_t) (((unsigned __int128) per_cpu * period_us + DL_BW_UNIT - 1) >> DL_BW_SHIFT);
+                /* Runtime 0 would forbid deadline tasks (EPERM): a bandwidth that rounds to 0 needs 1. */
+                if (rt == 0)
+                        rt = 1;
+        }
+        if (rt > period_us)
+                return -ERANGE;
+        *ret_runtime_us = rt;
+        return 0;
+}
+
 uint64_t dl_capacity(unsigned cpus, int64_t runtime_us, uint64_t period_us) {
         if (runtime_us < 0)
                 return DL_BW_UNLIMITED;

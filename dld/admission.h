@@ -60,6 +60,31 @@ typedef struct DlModel {
 /* (runtime << 20) / period, as the kernel's to_ratio(). */
 uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
 
+/* X-DeadlineThreads=: how many threads of the request a unit's reservation
+ * holds. DL_THREADS_ALL (the key's value "all") is one per CPU: the request
+ * itself reserved on each CPU. DL_THREADS_MAX is a sanity cap (a typo such as
+ * 40000 is refused, not turned into a reservation of whole CPUs). */
+#define DL_THREADS_ALL 0U
+#define DL_THREADS_MAX 1024U
+
+/* The per-CPU runtime, in µs every period_us, of a cgroup reservation that
+ * the kernel lets hold exactly `threads` tasks of runtime_us/period_us on
+ * `cpus` CPUs, and refuses one more: tasks are admitted while their summed
+ * to_ratio() stays within cpus * to_ratio(period, runtime) (the kernel's
+ * values in ns; scaling both by 1000 leaves the ratio's floor alone). It is
+ * the smallest runtime that holds the threads, and it refuses one more
+ * thread whenever runtime_us > 4 * cpus (checked in test-admission). For
+ * smaller runtimes one µs of the reservation, on every CPU, can be worth
+ * more than a thread, no whole-µs runtime holds N and refuses N + 1, and
+ * holding the N wins: the reservation is then 1µs per CPU too large at most.
+ * DL_THREADS_ALL gives runtime_us itself. Returns 0, -EINVAL (no CPUs, zero
+ * period) or -ERANGE (the threads need more than the whole CPUs). */
+int dl_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus,
+                       uint64_t *ret_runtime_us);
+
+/* The threads a reservation holds: `threads`, or cpus for DL_THREADS_ALL. */
+unsigned dl_threads_count(unsigned threads, unsigned cpus);
+
 /* CPUs * to_ratio(period, runtime); DL_BW_UNLIMITED for runtime -1. */
 uint64_t dl_capacity(unsigned cpus, int64_t runtime_us, uint64_t period_us);
 

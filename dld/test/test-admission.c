@@ -2,6 +2,7 @@
 #include <errno.h>
 
 #include "admission.h"
+#include "util.h"
 #include "tap.h"
 
 static void test_arithmetic(void) {
@@ -126,8 +127,96 @@ static void test_observed(void) {
         is_int(m.pool.inner, 400000, "pool unchanged");
 }
 
+/* The kernel's test, written again from kernel/patches/0004: the values in
+ * ns, to_ratio() on u64, a task admitted while tasks_bw + bw <= cap. How
+ * many tasks of runtime/period (µs) a unit cgroup of rt/period per CPU on
+ * cpus CPUs admits, counting up to limit. */
+static unsigned kernel_admits(uint64_t rt_us, uint64_t runtime_us, uint64_t period_us, unsigned cpus, unsigned limit) {
+        uint64_t cap = ((rt_us * 1000) << 20) / (period_us * 1000) * cpus;
+        uint64_t bw = ((runtime_us * 1000) << 20) / (period_us * 1000), allocated = 0;
+        unsigned n = 0;
+
+        while (n < limit) {
+                if (bw && allocated + bw > cap)
+                        break;
+                allocated += bw;
+                n++;
+        }
+        return n;
+}
+
+static void test_threads_runtime(void) {
+        static const uint64_t runtimes[] = { 2, 3, 5, 7, 9, 10, 13, 17, 50, 99, 100, 101, 333, 1000, 1001, 1234,
+                                             2000, 2500, 3000, 9999, 12000, 33333, 50000, 99999, 100000, 1000000 };
+        static const uint64_t periods[] = { 100, 101, 128, 997, 1000, 1024, 10000, 20000, 33333, 100000,
+                                            1000000, 1048575, 1048576, 1048577, 2097152, 4194304 };
+        static const unsigned threads[] = { 1, 2, 3, 4, 5, 7, 8, 13, 64, 1000, DL_THREADS_MAX, DL_THREADS_ALL };
+        static const unsigned cpuss[] = { 1, 2, 3, 4, 8, 64 };
+        unsigned combos = 0, fit = 0, exact = 0, loose = 0, too_big = 0, wrong = 0;
+        uint64_t rt;
+
+        for (size_t a = 0; a < ELEMENTSOF(runtimes); a++)
+                for (size_t b = 0; b < ELEMENTSOF(periods); b++)
+                        for (size_t c = 0; c < ELEMENTSOF(threads); c++)
+                                for (size_t d = 0; d < ELEMENTSOF(cpuss); d++) {
+                                        uint64_t R = runtimes[a], P = periods[b];
+                                        unsigned C = cpuss[d], N = dl_threads_count(threads[c], C), got;
+                                        int k;
+
+                                        if (R > P)
+                                                continue;
+                                        combos++;
+                                        k = dl_threads_runtime(R, P, threads[c], C, &rt);
+                                        if (k == -ERANGE) {
+                                                /* Right only if a whole-CPU reservation cannot hold them. */
+                                                if (kernel_admits(P, R, P, C, N) < N)
+                                                        too_big++;
+                                                else if (wrong++ < 10)
+                                                        printf("# %" PRIu64 "/%" PRIu64 " x%u on %u: ERANGE, but they fit\n", R, P, N, C);
+                                                continue;
+                                        }
+                                        got = kernel_admits(rt, R, P, C, N + 1);
+                                        if (k == 0 && rt >= 1 && rt <= P && got == N) {
+                                                exact++;
+                                                fit++;
+                                        } else if (k == 0 && rt >= 1 && rt <= P && got > N &&
+                                                   (threads[c] == DL_THREADS_ALL ? rt == R :
+                                                    rt == 1 || kernel_admits(rt - 1, R, P, C, N) < N)) {
+                                                /* No smaller whole-µs runtime holds the N: documented. */
+                                                loose++;
+                                                fit++;
+                                                if (R > 4 * (uint64_t) C && wrong++ < 10)
+                                                        printf("# %" PRIu64 "/%" PRIu64 " x%u on %u: %" PRIu64 "us holds %u, not exact\n",
+                                                               R, P, N, C, rt, got);
+                                        } else if (wrong++ < 10)
+                                                printf("# %" PRIu64 "/%" PRIu64 " x%u on %u: %d, %" PRIu64 "us holds %u\n",
+                                                       R, P, N, C, k, rt, got);
+                                }
+        printf("# %u combinations: %u exact, %u hold more (runtime of a few us per CPU), %u need more than the CPUs\n",
+               combos, exact, loose, too_big);
+        is_int(wrong, 0, "every reservation holds its threads, refuses one more unless no whole-us runtime can, "
+               "and is exact for runtimes over 4us per CPU");
+        ok(exact > 0 && loose < exact, "most combinations are exact (%u of %u)", exact, fit);
+
+        /* The README's examples. */
+        is_int(dl_threads_runtime(12000, 100000, 1, 2, &rt), 0, "12ms/100ms, 1 thread, 2 CPUs");
+        is_int(rt, 6001, "  6001us per CPU: 6000 rounds to 2 x 62914 < 125829");
+        is_int(kernel_admits(6000, 12000, 100000, 2, 2), 0, "  (6000us per CPU would refuse the thread)");
+        is_int(dl_threads_runtime(12000, 100000, DL_THREADS_ALL, 2, &rt), 0, "12ms/100ms on all CPUs");
+        is_int(rt, 12000, "  the request on each CPU");
+        is_int(dl_threads_runtime(2000, 20000, 3, 4, &rt), 0, "2ms/20ms, 3 threads, 4 CPUs");
+        is_int(kernel_admits(rt, 2000, 20000, 4, 5), 3, "  holds 3 threads, not 4");
+        is_int(dl_threads_runtime(2, 4194304, 1, 4, &rt), 0, "a bandwidth that rounds to 0");
+        is_int(rt, 1, "  reserves 1us, not 0 (which forbids deadline tasks)");
+        is_int(dl_threads_runtime(60000, 100000, 4, 2, &rt), -ERANGE, "4 x 60%% on 2 CPUs: more than the CPUs");
+        is_int(dl_threads_runtime(50000, 100000, 4, 2, &rt), 0, "4 x 50%% on 2 CPUs: all of them");
+        is_int(rt, 100000, "  the whole period");
+        is_int(dl_threads_runtime(1000, 10000, 1, 0, &rt), -EINVAL, "no CPUs: EINVAL");
+}
+
 int main(void) {
         tap_begin();
+        test_threads_runtime();
         test_arithmetic();
         test_task_params();
         test_system();
