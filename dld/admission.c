@@ -18,7 +18,7 @@ int dl_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads
                        uint64_t *ret_runtime_us) {
         uint64_t need, per_cpu, rt;
 
-        if (cpus == 0 || period_us == 0)
+        if (threads == 0 || cpus == 0 || period_us == 0)
                 return -EINVAL;
         if (threads == DL_THREADS_ALL)
                 rt = runtime_us;

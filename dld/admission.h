@@ -64,7 +64,7 @@ uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
  * holds. DL_THREADS_ALL (the key's value "all") is one per CPU: the request
  * itself reserved on each CPU. DL_THREADS_MAX is a sanity cap (a typo such as
  * 40000 is refused, not turned into a reservation of whole CPUs). */
-#define DL_THREADS_ALL 0U
+#define DL_THREADS_ALL UINT32_MAX
 #define DL_THREADS_MAX 1024U
 
 /* The per-CPU runtime, in µs every period_us, of a cgroup reservation that
@@ -77,8 +77,8 @@ uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
  * smaller runtimes one µs of the reservation, on every CPU, can be worth
  * more than a thread, no whole-µs runtime holds N and refuses N + 1, and
  * holding the N wins: the reservation is then 1µs per CPU too large at most.
- * DL_THREADS_ALL gives runtime_us itself. Returns 0, -EINVAL (no CPUs, zero
- * period) or -ERANGE (the threads need more than the whole CPUs). */
+ * DL_THREADS_ALL gives runtime_us itself. Returns 0, -EINVAL (no threads,
+ * no CPUs, zero period) or -ERANGE (the threads need more than the whole CPUs). */
 int dl_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus,
                        uint64_t *ret_runtime_us);
 

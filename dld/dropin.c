@@ -15,11 +15,21 @@ void deadline_request_done(DeadlineRequest *r) {
         free(r->deadline_at.file);
         free(r->period_at.file);
         free(r->group_at.file);
+        free(r->threads_at.file);
         *r = (DeadlineRequest) {};
 }
 
 bool deadline_request_present(const DeadlineRequest *r) {
-        return r->runtime_at.file || r->deadline_at.file || r->period_at.file || r->group_at.file;
+        return r->runtime_at.file || r->deadline_at.file || r->period_at.file || r->group_at.file ||
+                r->threads_at.file;
+}
+
+const char *threads_to_string(char *buf, size_t size, unsigned threads) {
+        if (threads == DL_THREADS_ALL)
+                snprintf(buf, size, "all");
+        else
+                snprintf(buf, size, "%u", threads);
+        return buf;
 }
 
 static int origin_set(KeyOrigin *o, const char *file, unsigned line) {
@@ -60,9 +70,36 @@ static int parse_time_key(const char *key, const char *value, uint64_t *ret,
         return 0;
 }
 
+/* A count from 1 to DL_THREADS_MAX in decimal digits, or "all" (lowercase,
+ * as systemd's keywords such as "infinity"); no sign, no junk. */
+static int parse_threads(const char *key, const char *value, unsigned *ret,
+                         const char *file, unsigned line, DiagList *d) {
+        uint64_t n = 0;
+
+        if (streq_ptr(value, "all")) {
+                *ret = DL_THREADS_ALL;
+                return 0;
+        }
+        for (const char *c = value; *c; c++) {
+                if (!isdigit((unsigned char) *c))
+                        return line_diag(d, file, line,
+                                         "%s=%s: not a thread count (expected a number from 1 to %u, or \"all\" for one per CPU)",
+                                         key, value, DL_THREADS_MAX);
+                if (n <= DL_THREADS_MAX)
+                        n = n * 10 + (uint64_t) (*c - '0');
+        }
+        if (n == 0)
+                return line_diag(d, file, line, "%s=%s: must be at least 1 (\"all\" for one per CPU)", key, value);
+        if (n > DL_THREADS_MAX)
+                return line_diag(d, file, line, "%s=%s: more than the limit of %u threads", key, value, DL_THREADS_MAX);
+        *ret = (unsigned) n;
+        return 0;
+}
+
 static int assign(DeadlineRequest *r, const char *section, const char *key, const char *value,
                   const char *file, unsigned line, DiagList *d) {
         uint64_t *tv = NULL;
+        bool threads = false;
         KeyOrigin *at;
         int k;
 
@@ -74,9 +111,12 @@ static int assign(DeadlineRequest *r, const char *section, const char *key, cons
                 tv = &r->period_usec, at = &r->period_at;
         else if (streq_ptr(key, KEY_PREFIX "Group"))
                 at = &r->group_at;
+        else if (streq_ptr(key, KEY_PREFIX "Threads"))
+                at = &r->threads_at, threads = true;
         else
                 return line_diag(d, file, line,
-                                 "unknown key %s= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, X-DeadlineDeadline=, X-DeadlineGroup=)",
+                                 "unknown key %s= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, X-DeadlineDeadline=, "
+                                 "X-DeadlineGroup=, X-DeadlineThreads=)",
                                  key);
 
         if (!streq_ptr(section, "Service"))
@@ -85,6 +125,8 @@ static int assign(DeadlineRequest *r, const char *section, const char *key, cons
         if (*value == 0) {      /* empty assignment resets */
                 if (tv)
                         *tv = 0;
+                else if (threads)
+                        r->threads = 0;
                 else {
                         free(r->group);
                         r->group = NULL;
@@ -99,6 +141,13 @@ static int assign(DeadlineRequest *r, const char *section, const char *key, cons
                 if (k < 0)
                         return k;
                 *tv = v;
+        } else if (threads) {
+                unsigned n = 1;
+
+                k = parse_threads(key, value, &n, file, line, d);
+                if (k < 0)
+                        return k;
+                r->threads = n;
         } else {
                 char *g;
 
@@ -203,7 +252,8 @@ int dropin_finish(DeadlineRequest *r, DiagList *d) {
                 return -ENOENT;
 
         if (!r->runtime_at.file) {
-                at = r->period_at.file ? &r->period_at : r->deadline_at.file ? &r->deadline_at : &r->group_at;
+                at = r->period_at.file ? &r->period_at : r->deadline_at.file ? &r->deadline_at :
+                        r->group_at.file ? &r->group_at : &r->threads_at;
                 return line_diag(d, at->file, at->line, "X-DeadlineRuntime= is missing: a request needs a runtime and a period");
         }
         if (!r->period_at.file)
@@ -212,6 +262,8 @@ int dropin_finish(DeadlineRequest *r, DiagList *d) {
 
         if (!r->deadline_at.file)
                 r->deadline_usec = r->period_usec;
+        if (!r->threads_at.file)
+                r->threads = 1;
 
         problem = dl_task_params_problem(r->runtime_usec, r->deadline_usec, r->period_usec);
         if (problem) {
@@ -230,7 +282,7 @@ int dropin_finish(DeadlineRequest *r, DiagList *d) {
 }
 
 char *dropin_format(const DeadlineRequest *r) {
-        char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX];
+        char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX], th[16];
         char *s;
 
         if (asprintf(&s, "# Written by dld for a request admitted by hand.\n"
@@ -238,10 +290,12 @@ char *dropin_format(const DeadlineRequest *r) {
                          "X-DeadlineRuntime=%s\n"
                          "X-DeadlineDeadline=%s\n"
                          "X-DeadlinePeriod=%s\n"
+                         "X-DeadlineThreads=%s\n"
                          "%s%s%s",
                      timespan_format(rt, sizeof(rt), r->runtime_usec),
                      timespan_format(dl, sizeof(dl), r->deadline_usec ?: r->period_usec),
                      timespan_format(pe, sizeof(pe), r->period_usec),
+                     threads_to_string(th, sizeof(th), r->threads ?: 1),
                      r->group ? "X-DeadlineGroup=" : "", r->group ?: "", r->group ? "\n" : "") < 0)
                 return NULL;
         return s;

@@ -10,6 +10,9 @@
  *   X-DeadlineDeadline=5ms     optional: relative deadline, default the period
  *   X-DeadlineGroup=media      optional: deadline group of the policy; default
  *                              the group whose slice holds the unit
+ *   X-DeadlineThreads=2        optional: how many threads of this size the
+ *                              unit's reservation holds, 1 to DL_THREADS_MAX
+ *                              (1024), or "all": one per CPU; default 1
  *
  * Files are parsed in systemd's order (unit file, then drop-ins); a later
  * assignment overrides an earlier one and an empty one resets the key. */
@@ -17,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "admission.h"
 #include "diag.h"
 
 typedef struct KeyOrigin {
@@ -29,7 +33,8 @@ typedef struct DeadlineRequest {
         uint64_t deadline_usec;         /* after dropin_finish(): never 0 */
         uint64_t period_usec;
         char *group;                    /* NULL: the group of the unit's slice */
-        KeyOrigin runtime_at, deadline_at, period_at, group_at;
+        unsigned threads;               /* after dropin_finish(): 1.., or DL_THREADS_ALL */
+        KeyOrigin runtime_at, deadline_at, period_at, group_at, threads_at;
 } DeadlineRequest;
 
 void deadline_request_done(DeadlineRequest *r);
@@ -39,12 +44,15 @@ void deadline_request_done(DeadlineRequest *r);
 int dropin_parse(DeadlineRequest *r, const char *file, const char *text, DiagList *d);
 
 /* After all files: checks the request as a whole and fills the default
- * deadline. Returns 0 (a valid request), -ENOENT (no keys: no request)
+ * deadline and thread count. Returns 0 (a valid request), -ENOENT (no keys: no request)
  * or -EINVAL (problems appended to d). */
 int dropin_finish(DeadlineRequest *r, DiagList *d);
 
 /* True if any key was set. */
 bool deadline_request_present(const DeadlineRequest *r);
+
+/* "3", or "all" for DL_THREADS_ALL. */
+const char *threads_to_string(char *buf, size_t size, unsigned threads);
 
 /* A drop-in that expresses r (used for requests admitted by hand). */
 char *dropin_format(const DeadlineRequest *r);

@@ -43,6 +43,29 @@ static void check_bad(const char *text, const char *want_msg) {
         deadline_request_done(&r);
 }
 
+static void check_threads(const char *text, unsigned threads, const char *name) {
+        DeadlineRequest r;
+        char *msg;
+        int k = parse_one(text, &r, &msg);
+
+        if (is_int(k, 0, "%s: accepted", name))
+                is_int(r.threads, threads, "%s: threads", name);
+        else
+                printf("# %s\n", msg ?: "(no message)");
+        free(msg);
+        deadline_request_done(&r);
+}
+
+/* A malformed X-DeadlineThreads= value on line 4 of an otherwise good request. */
+static void check_bad_threads(const char *value, const char *want_reason) {
+        _cleanup_free_ char *text = NULL, *want = NULL;
+
+        if (asprintf(&text, "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineThreads=%s\n", value) < 0 ||
+            asprintf(&want, "dl.conf: line 4: X-DeadlineThreads=%s: %s", value, want_reason) < 0)
+                abort();
+        check_bad(text, want);
+}
+
 int main(void) {
         tap_begin();
 
@@ -56,6 +79,17 @@ int main(void) {
                    1000, 10000, 10000, NULL, "empty assignment resets the group");
         check_good("[Service]\nX-Other=1\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms", 1000, 10000, 10000, NULL,
                    "other X- keys ignored, no final newline");
+
+        check_threads("[Service]\nX-DeadlineRuntime=2ms\nX-DeadlinePeriod=10ms\n", 1, "threads default to 1");
+        check_threads("[Service]\nX-DeadlineRuntime=2ms\nX-DeadlinePeriod=10ms\nX-DeadlineThreads=3\n", 3, "X-DeadlineThreads=3");
+        check_threads("[Service]\nX-DeadlineRuntime=2ms\nX-DeadlinePeriod=10ms\nX-DeadlineThreads = all \n", DL_THREADS_ALL,
+                      "X-DeadlineThreads=all, whitespace around");
+        check_threads("[Service]\nX-DeadlineRuntime=2ms\nX-DeadlinePeriod=10ms\nX-DeadlineThreads=1024\n", 1024, "the limit, 1024");
+        check_threads("[Service]\nX-DeadlineRuntime=2ms\nX-DeadlinePeriod=10ms\nX-DeadlineThreads=007\n", 7, "leading zeros are decimal");
+        check_threads("[Service]\nX-DeadlineRuntime=2ms\nX-DeadlinePeriod=10ms\nX-DeadlineThreads=all\nX-DeadlineThreads=2\n", 2,
+                      "a later X-DeadlineThreads= wins");
+        check_threads("[Service]\nX-DeadlineRuntime=2ms\nX-DeadlinePeriod=10ms\nX-DeadlineThreads=4\nX-DeadlineThreads=\n", 1,
+                      "an empty X-DeadlineThreads= resets to 1");
 
         {
                 DeadlineRequest r;
@@ -100,7 +134,8 @@ int main(void) {
         check_bad("[Unit]\nX-DeadlineRuntime=1ms\n[Service]\nX-DeadlinePeriod=10ms\n",
                   "dl.conf: line 2: X-DeadlineRuntime= belongs in the [Service] section, not [Unit]");
         check_bad("[Service]\nX-DeadlineRuntim=1ms\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n",
-                  "dl.conf: line 2: unknown key X-DeadlineRuntim= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, X-DeadlineDeadline=, X-DeadlineGroup=)");
+                  "dl.conf: line 2: unknown key X-DeadlineRuntim= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, X-DeadlineDeadline=, "
+                  "X-DeadlineGroup=, X-DeadlineThreads=)");
         check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineGroup=my.group\n",
                   "dl.conf: line 4: X-DeadlineGroup=my.group: not a group name (letters, digits, '_' and '-', at most 64)");
         check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=50us\n",
@@ -146,6 +181,34 @@ int main(void) {
         check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineGroup=\xc3\x84\n",
                   "dl.conf: line 4: X-DeadlineGroup=\xc3\x84: not a group name (letters, digits, '_' and '-', at most 64)");
 
+#define NOT_A_COUNT "not a thread count (expected a number from 1 to 1024, or \"all\" for one per CPU)"
+        check_bad_threads("0", "must be at least 1 (\"all\" for one per CPU)");
+        check_bad_threads("000", "must be at least 1 (\"all\" for one per CPU)");
+        check_bad_threads("-1", NOT_A_COUNT);
+        check_bad_threads("+2", NOT_A_COUNT);
+        check_bad_threads("two", NOT_A_COUNT);
+        check_bad_threads("ALL", NOT_A_COUNT);
+        check_bad_threads("All", NOT_A_COUNT);
+        check_bad_threads("all2", NOT_A_COUNT);
+        check_bad_threads("2 threads", NOT_A_COUNT);
+        check_bad_threads("3x", NOT_A_COUNT);
+        check_bad_threads("1.5", NOT_A_COUNT);
+        check_bad_threads("0x10", NOT_A_COUNT);
+        check_bad_threads("1e3", NOT_A_COUNT);
+        check_bad_threads("\"3\"", NOT_A_COUNT);
+        check_bad_threads("1025", "more than the limit of 1024 threads");
+        check_bad_threads("4294967297", "more than the limit of 1024 threads");
+        check_bad_threads("99999999999999999999999999", "more than the limit of 1024 threads");
+        check_bad("[Service]\nX-DeadlineThreads=2\n",
+                  "dl.conf: line 2: X-DeadlineRuntime= is missing: a request needs a runtime and a period");
+        check_bad("[Unit]\nX-DeadlineThreads=2\n",
+                  "dl.conf: line 2: X-DeadlineThreads= belongs in the [Service] section, not [Unit]");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineThreads\n",
+                  "dl.conf: line 4: X-DeadlineThreads: missing '=' and a value");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineThread=2\n",
+                  "dl.conf: line 4: unknown key X-DeadlineThread= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, "
+                  "X-DeadlineDeadline=, X-DeadlineGroup=, X-DeadlineThreads=)");
+
         {
                 DeadlineRequest r = { .runtime_usec = 2000, .period_usec = 10000 }, back;
                 char *text, *msg;
@@ -156,6 +219,14 @@ int main(void) {
                 ok(back.runtime_usec == 2000 && back.deadline_usec == 10000 && back.period_usec == 10000,
                    "formatted drop-in round-trips the times");
                 is_str(back.group, "media", "formatted drop-in round-trips the group");
+                is_int(back.threads, 1, "formatted drop-in: 1 thread when unset");
+                free(text);
+                free(msg);
+                deadline_request_done(&back);
+                r.threads = DL_THREADS_ALL;
+                text = dropin_format(&r);
+                is_int(parse_one(text, &back, &msg), 0, "formatted drop-in with threads parses");
+                is_int(back.threads, DL_THREADS_ALL, "formatted drop-in round-trips \"all\"");
                 free(text);
                 free(msg);
                 deadline_request_done(&back);
