@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Boot the guest: build/bzImage-<variant> on build/guest.img.
+# Boot the guest: build/bzImage-<variant> (or KERNEL_IMAGE) on build/guest.img.
 #
 #   boot.sh run                    interactive, root on the serial console
 #                                  (Ctrl-a x quits)
@@ -12,7 +12,9 @@
 # most 4; default 4 in check mode, "host" in run mode), GUEST_MEM (MiB, at
 # least 512, default 2048), QEMU_ACCEL (tcg by default; kvm only when asked
 # for: KVM guests hang on the machines this was written on), GUEST_TIMEOUT
-# (seconds, default 1500). A bad value stops it before anything runs.
+# (seconds, default 1500), KERNEL_IMAGE (a bzImage to boot instead of
+# build/bzImage-<variant>: make check-mutants boots the stock and mutant
+# kernels this way). A bad value stops it before anything runs.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -25,7 +27,7 @@ guest_timeout=${GUEST_TIMEOUT:-1500}
 	die "GUEST_MEM must be a number of MiB, 512 or more, not '$mem'"
 [[ $guest_timeout =~ ^[1-9][0-9]*$ ]] ||
 	die "GUEST_TIMEOUT must be a number of seconds, not '$guest_timeout'"
-kernel=$BUILD/bzImage-$variant
+kernel=${KERNEL_IMAGE:-$BUILD/bzImage-$variant}
 img=$BUILD/guest.img
 [ -f "$kernel" ] || die "$kernel missing (make kernel)"
 [ -f "$img" ] || die "$img missing (make image)"
@@ -68,7 +70,7 @@ qemu=(qemu-system-x86_64 "${accel_args[@]}" -machine q35
 
 case $mode in
 run)
-	echo "Booting $(cat "$BUILD/kernel.release-$variant") (Ctrl-a x quits; changes are discarded)" >&2
+	echo "Booting ${KERNEL_IMAGE:-$(cat "$BUILD/kernel.release-$variant")} (Ctrl-a x quits; changes are discarded)" >&2
 	exec "${qemu[@]}" -nographic -serial mon:stdio;;
 check)
 	log=${2:?console log path}

@@ -10,7 +10,12 @@
 # Environment: KERNEL_VARIANT=normal|debug, BUILD, DLSCHED_CACHE, JOBS.
 # For a second tree next to the main one (tree.sh check-builds):
 # KERNEL_SRC / KERNEL_OBJ (default build/linux, build/kobj-<variant>) and
-# SERIES_UPTO=N, apply only the first N patches of the series.
+# SERIES_UPTO=N, apply only the first N patches of the series (0: the
+# pristine base, the stock kernel). KERNEL_EXTRA_PATCHES: patch files applied
+# after the series (make check-mutants: one deliberate bug, kernel/mutants/).
+# KERNEL_NAME: the image is build/bzImage-<name>, its release
+# build/kernel.release-<name> (default: the variant), so a second tree does
+# not overwrite the main kernel.
 #
 # The patched source is a git work tree (build/linux). Applying a changed
 # series computes the new tree in a scratch index and checks it out over the
@@ -26,6 +31,9 @@ MAIN_SRC=$BUILD/linux
 SRC=${KERNEL_SRC:-$MAIN_SRC}
 OBJ=${KERNEL_OBJ:-$BUILD/kobj-$VARIANT}
 SERIES_UPTO=${SERIES_UPTO:-}
+EXTRA_PATCHES=${KERNEL_EXTRA_PATCHES:-}
+NAME=${KERNEL_NAME:-$VARIANT}
+[[ $NAME =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "KERNEL_NAME must be a plain name, not '$NAME'"
 SERIES_DIR=$TOP/kernel
 JOBS=${JOBS:-$(nproc)}
 
@@ -108,6 +116,12 @@ apply_series() {
 			die "patch does not apply: kernel/patches/$p"
 		fi
 	done < <(series_patches)
+	for p in $EXTRA_PATCHES; do
+		if ! GIT_INDEX_FILE=$idx git_src apply --cached --whitespace=nowarn "$p"; then
+			rm -f "$idx"
+			die "extra patch does not apply over the series: $p"
+		fi
+	done
 	tree=$(GIT_INDEX_FILE=$idx git_src write-tree)
 	rm -f "$idx"
 	head_tree=$(git_src rev-parse 'HEAD^{tree}')
@@ -210,10 +224,10 @@ kernel)
 	prepare; configure
 	note "building bzImage ($VARIANT, -j$JOBS)"
 	"${KMAKE[@]}" -s bzImage
-	cp "$OBJ/arch/x86/boot/bzImage" "$BUILD/bzImage-$VARIANT.tmp"
-	mv "$BUILD/bzImage-$VARIANT.tmp" "$BUILD/bzImage-$VARIANT"
-	cp "$OBJ/include/config/kernel.release" "$BUILD/kernel.release-$VARIANT"
-	note "kernel $(cat "$BUILD/kernel.release-$VARIANT") -> build/bzImage-$VARIANT";;
+	cp "$OBJ/arch/x86/boot/bzImage" "$BUILD/bzImage-$NAME.tmp"
+	mv "$BUILD/bzImage-$NAME.tmp" "$BUILD/bzImage-$NAME"
+	cp "$OBJ/include/config/kernel.release" "$BUILD/kernel.release-$NAME"
+	note "kernel $(cat "$BUILD/kernel.release-$NAME") -> $BUILD/bzImage-$NAME";;
 vmlinux)
 	prepare; configure
 	note "building vmlinux ($(series_patches | wc -l) patches, $VARIANT, -j$JOBS)"

@@ -18,7 +18,7 @@ class BootEnv(unittest.TestCase):
 
     def boot(self, args, **env):
         full = dict(os.environ, BUILD=self.build, DLSCHED_CACHE=os.path.join(self.build, "cache"))
-        for key in ("VCPUS", "GUEST_MEM", "GUEST_TIMEOUT", "QEMU_ACCEL"):
+        for key in ("VCPUS", "GUEST_MEM", "GUEST_TIMEOUT", "QEMU_ACCEL", "KERNEL_IMAGE"):
             full.pop(key, None)
         full.update(env)
         return subprocess.run(["bash", BOOT, *args], env=full, capture_output=True, text=True, timeout=60)
@@ -54,6 +54,10 @@ class BootEnv(unittest.TestCase):
     def test_missing_kernel(self):
         os.unlink(os.path.join(self.build, "bzImage-normal"))
         self.refused("bzImage-normal missing (make kernel)")
+
+    def test_missing_kernel_image(self):
+        missing = os.path.join(self.build, "bzImage-stock")
+        self.refused(f"{missing} missing (make kernel)", KERNEL_IMAGE=missing)
 
 
 if __name__ == "__main__":
