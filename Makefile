@@ -20,7 +20,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
 .PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \
-	userspace rootfs image check check-host check-guest check-debug stress run demo check-run clean \
+	userspace rootfs image check check-host check-guest check-debug check-mutants stress run demo check-run clean \
 	distclean
 
 all: kernel userspace
@@ -86,6 +86,14 @@ stress:
 	@$(MAKE) --no-print-directory image KERNEL_VARIANT=debug
 	@KERNEL_VARIANT=debug STRESS_SECONDS='$(STRESS_SECONDS)' STRESS_ARGS='$(STRESS_ARGS)' \
 		BOOT_TIMEOUT=$(or $(BOOT_TIMEOUT),600) tests/harness/dlcheck stress
+
+# Can every kernel test fail? Tests 0* 1* 4* on the stock kernel (the same
+# tree without the series, build/stock) and on each kernel/mutants/*.patch
+# applied over the series; report in build/mutants/report.md. Slow (about
+# 45 min), not part of make check. MUTANTS='a b' runs a subset.
+check-mutants:
+	@scripts/deps.sh userspace
+	@tests/harness/mutants all
 
 run: image
 	@vm/boot.sh run
