@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdarg.h>
 
@@ -38,13 +39,15 @@ const Verb dlconf_verbs[] = {
           "Asks dld to re-read its policy directory and apply it, all or nothing (as\n"
           "SIGHUP does). If the new policy is invalid or the kernel refuses it, the\n"
           "previous policy stays in force and the reason is printed.\n" },
-        { "admit", VERB_ADMIT, 1, 1, VERB_PARAMS, "UNIT --runtime TIME --period TIME [--deadline TIME]",
+        { "admit", VERB_ADMIT, 1, 1, VERB_PARAMS, "UNIT --runtime TIME --period TIME [--deadline TIME] [--threads N|all]",
           "Admit a running unit by hand",
           "Reserves bandwidth for the running UNIT in the group of its slice and runs\n"
           "its threads under SCHED_DEADLINE, as a drop-in with X-DeadlineRuntime=,\n"
-          "X-DeadlinePeriod= and X-DeadlineDeadline= would. TIME is a systemd time\n"
-          "span (2ms, 500us, 1s). The deadline defaults to the period. Holds until\n"
-          "'dlconf release' or until the unit stops. Exit status 3 if refused.\n" },
+          "X-DeadlinePeriod=, X-DeadlineDeadline= and X-DeadlineThreads= would. TIME\n"
+          "is a systemd time span (2ms, 500us, 1s). The deadline defaults to the\n"
+          "period; the reservation holds --threads threads of that size (default 1,\n"
+          "\"all\": one per CPU). Holds until 'dlconf release' or until the unit\n"
+          "stops. Exit status 3 if refused.\n" },
         { "release", VERB_RELEASE, 1, 1, 0, "UNIT",
           "Release a unit's reservation by hand",
           "Moves UNIT's threads back to SCHED_OTHER and gives its bandwidth back to\n"
@@ -153,6 +156,7 @@ enum {
         ARG_DEADLINE,
         ARG_PERIOD,
         ARG_CPUS,
+        ARG_THREADS,
 };
 
 int dlconf_parse_args(int argc, char *argv[], DlconfArgs *ret, char **ret_error) {
@@ -166,6 +170,7 @@ int dlconf_parse_args(int argc, char *argv[], DlconfArgs *ret, char **ret_error)
                 { "deadline",  required_argument, NULL, ARG_DEADLINE  },
                 { "period",    required_argument, NULL, ARG_PERIOD    },
                 { "cpus",      required_argument, NULL, ARG_CPUS      },
+                { "threads",   required_argument, NULL, ARG_THREADS   },
                 {}
         };
         DlconfArgs a = {};
@@ -234,6 +239,21 @@ int dlconf_parse_args(int argc, char *argv[], DlconfArgs *ret, char **ret_error)
                         a.cpus = n;
                         break;
                 }
+                case ARG_THREADS: {
+                        char *end;
+                        unsigned long n;
+
+                        /* As X-DeadlineThreads=: 1 to 1024, or "all" (0 on the bus). */
+                        errno = 0;
+                        n = streq_ptr(optarg, "all") ? 0 : strtoul(optarg, &end, 10);
+                        if (!streq_ptr(optarg, "all") &&
+                            (errno || end == optarg || *end || !isdigit((unsigned char) optarg[0]) || n < 1 || n > DL_THREADS_MAX))
+                                return errorf(ret_error, "--threads=%s: expected a number of threads from 1 to %u, or all",
+                                              optarg, DL_THREADS_MAX);
+                        a.threads = n;
+                        a.have_threads = true;
+                        break;
+                }
                 case ':':
                         return errorf(ret_error, "option %s needs a value", argv[optind - 1]);
                 case '?':
@@ -279,8 +299,8 @@ int dlconf_parse_args(int argc, char *argv[], DlconfArgs *ret, char **ret_error)
                 return errorf(ret_error, "%s: unexpected argument '%s'", a.verb->name, a.args[a.verb->max_args]);
         if (a.json != JSON_OFF && !(a.verb->flags & VERB_JSON))
                 return errorf(ret_error, "%s: --json applies only to status, list, show and check", a.verb->name);
-        if ((a.have_runtime || a.have_deadline || a.have_period) && !(a.verb->flags & VERB_PARAMS))
-                return errorf(ret_error, "%s: --runtime, --period and --deadline apply only to admit", a.verb->name);
+        if ((a.have_runtime || a.have_deadline || a.have_period || a.have_threads) && !(a.verb->flags & VERB_PARAMS))
+                return errorf(ret_error, "%s: --runtime, --period, --deadline and --threads apply only to admit", a.verb->name);
         if (a.cpus && !(a.verb->flags & VERB_CPUS))
                 return errorf(ret_error, "%s: --cpus applies only to check", a.verb->name);
 

@@ -63,8 +63,9 @@ typedef struct DlconfArgs {
         ColorMode color;
         bool no_legend;
         /* admit */
-        bool have_runtime, have_deadline, have_period;
+        bool have_runtime, have_deadline, have_period, have_threads;
         uint64_t runtime_usec, deadline_usec, period_usec;
+        uint32_t threads;               /* as on the bus: 0 is "all"; default 1 */
         /* check */
         unsigned cpus;                  /* 0: this machine's */
 } DlconfArgs;

@@ -128,7 +128,7 @@ static int predict(CheckResult *res, Request *reqs, size_t n_reqs) {
                 sr[n++] = (ServiceRequest) {
                         .unit = reqs[i].unit, .slice = reqs[i].slice, .group = reqs[i].req.group,
                         .runtime_usec = reqs[i].req.runtime_usec, .deadline_usec = reqs[i].req.deadline_usec,
-                        .period_usec = reqs[i].req.period_usec,
+                        .period_usec = reqs[i].req.period_usec, .threads = reqs[i].req.threads,
                 };
         }
         r = policy_predict(&res->policy, res->cpus, sr, n, v);
@@ -152,7 +152,8 @@ static int predict(CheckResult *res, Request *reqs, size_t n_reqs) {
                         .runtime_usec = rq->req.runtime_usec,
                         .deadline_usec = rq->req.deadline_usec,
                         .period_usec = rq->req.period_usec,
-                        .reserved = v[i].admitted ? dl_capacity(res->cpus, (int64_t) rq->req.runtime_usec, rq->req.period_usec) : 0,
+                        .threads = rq->req.threads,
+                        .reserved = v[i].reserved,
                 };
                 if (!cv->admitted)
                         res->n_refused++;
@@ -250,7 +251,7 @@ int check_exit_status(const CheckResult *r) {
 }
 
 void format_check(FILE *f, const CheckResult *r, bool color) {
-        char a[PERCENT_MAX], b[PERCENT_MAX], t1[TIMESPAN_MAX], t2[TIMESPAN_MAX], t3[TIMESPAN_MAX];
+        char a[PERCENT_MAX], b[PERCENT_MAX], t1[TIMESPAN_MAX], t2[TIMESPAN_MAX], t3[TIMESPAN_MAX], th[16];
         size_t admitted = r->n_verdicts - r->n_refused;
         unsigned w = 0;
 
@@ -293,6 +294,8 @@ void format_check(FILE *f, const CheckResult *r, bool color) {
                         timespan_format(t1, sizeof(t1), v->runtime_usec),
                         timespan_format(t2, sizeof(t2), v->deadline_usec),
                         timespan_format(t3, sizeof(t3), v->period_usec));
+                if (v->threads != 1)
+                        fprintf(f, " x %s threads", threads_to_string(th, sizeof(th), v->threads));
                 if (v->admitted)
                         fprintf(f, " in %s: reserves %s\n", v->group, bw_to_percent(a, sizeof(a), v->reserved));
                 else
@@ -339,6 +342,8 @@ char *format_check_json(const CheckResult *r, JsonMode mode) {
                 json_object_object_add(j, "runtime_usec", json_object_new_uint64(v->runtime_usec));
                 json_object_object_add(j, "deadline_usec", json_object_new_uint64(v->deadline_usec));
                 json_object_object_add(j, "period_usec", json_object_new_uint64(v->period_usec));
+                json_object_object_add(j, "threads", v->threads == DL_THREADS_ALL ? json_object_new_string("all")
+                                                                                 : json_object_new_uint64(v->threads));
                 json_object_object_add(j, "reserved", json_object_new_uint64(v->reserved));
                 json_object_array_add(verdicts, j);
         }

@@ -29,7 +29,8 @@ typedef struct CheckVerdict {
         RefusedBy refused_by;
         char *reason;           /* why refused (NULL when admitted) */
         uint64_t runtime_usec, deadline_usec, period_usec;
-        uint64_t reserved;      /* bandwidth the unit's cgroup would reserve */
+        unsigned threads;       /* X-DeadlineThreads=, DL_THREADS_ALL for "all" */
+        uint64_t reserved;      /* bandwidth the unit's cgroup would reserve, on all CPUs */
 } CheckVerdict;
 
 typedef struct CheckResult {

@@ -47,7 +47,7 @@ static int read_service(sd_bus_message *m, DlconfService *s) {
         int r;
 
         r = sd_bus_message_read(m, DLD_SERVICE_SIGNATURE, &unit, &group, &state, &s->runtime_usec,
-                                &s->deadline_usec, &s->period_usec, &s->reserved, &s->threads,
+                                &s->deadline_usec, &s->period_usec, &s->threads_requested, &s->reserved, &s->threads,
                                 &s->threads_total, &source, &reason);
         if (r <= 0)
                 return r;
@@ -212,8 +212,8 @@ int client_get_service(sd_bus *bus, const char *unit, DlconfService *ret, sd_bus
 }
 
 int client_admit(sd_bus *bus, const char *unit, uint64_t runtime_usec, uint64_t deadline_usec,
-                 uint64_t period_usec, sd_bus_error *error) {
-        return call(bus, "AdmitUnit", error, NULL, "sttt", unit, runtime_usec, deadline_usec, period_usec);
+                 uint64_t period_usec, uint32_t threads, sd_bus_error *error) {
+        return call(bus, "AdmitUnit", error, NULL, "stttu", unit, runtime_usec, deadline_usec, period_usec, threads);
 }
 
 int client_release(sd_bus *bus, const char *unit, sd_bus_error *error) {

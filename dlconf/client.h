@@ -13,7 +13,7 @@ int client_open(sd_bus **ret);
 int client_get_state(sd_bus *bus, DlconfState *ret, sd_bus_error *error);
 int client_get_service(sd_bus *bus, const char *unit, DlconfService *ret, sd_bus_error *error);
 int client_admit(sd_bus *bus, const char *unit, uint64_t runtime_usec, uint64_t deadline_usec,
-                 uint64_t period_usec, sd_bus_error *error);
+                 uint64_t period_usec, uint32_t threads, sd_bus_error *error);
 int client_release(sd_bus *bus, const char *unit, sd_bus_error *error);
 int client_reload(sd_bus *bus, sd_bus_error *error);
 

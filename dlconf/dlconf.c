@@ -233,7 +233,7 @@ static int run(const DlconfArgs *a) {
                 return r < 0 ? bus_failure("reload", &error, r) : EXIT_DLCONF_OK;
         case VERB_ADMIT:
                 r = client_admit(bus, unit, a->runtime_usec, a->have_deadline ? a->deadline_usec : 0,
-                                 a->period_usec, &error);
+                                 a->period_usec, a->have_threads ? a->threads : 1, &error);
                 return r < 0 ? bus_failure(unit, &error, r) : EXIT_DLCONF_OK;
         case VERB_RELEASE:
                 r = client_release(bus, unit, &error);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
 #include <json-c/json.h>
 
 #include "admission.h"
@@ -71,15 +72,26 @@ void format_bar(FILE *f, uint64_t used, uint64_t total, unsigned width, bool use
         fputs(use_color ? ANSI_RESET : "", f);
 }
 
+/* "3 threads", "1 thread", "one thread per CPU" (X-DeadlineThreads=). */
+static const char *threads_words(char *buf, size_t size, uint32_t threads) {
+        if (threads == 0)
+                snprintf(buf, size, "one thread per CPU");
+        else
+                snprintf(buf, size, "%" PRIu32 " thread%s", threads, threads == 1 ? "" : "s");
+        return buf;
+}
+
 static void format_service_line(FILE *f, const DlconfService *svc, const FormatOptions *o, unsigned unit_width) {
-        char r[TIMESPAN_MAX], d[TIMESPAN_MAX], p[TIMESPAN_MAX], b[PERCENT_MAX];
+        char r[TIMESPAN_MAX], d[TIMESPAN_MAX], p[TIMESPAN_MAX], b[PERCENT_MAX], t[32];
 
         fprintf(f, "    %s%-*s%s %s%-8s%s runtime %s deadline %s period %s",
                 color(o, ANSI_BOLD), (int) unit_width, svc->unit, color(o, ANSI_RESET),
                 color(o, state_color(svc->state)), svc->state, color(o, ANSI_RESET),
                 span(r, svc->runtime_usec), span(d, svc->deadline_usec), span(p, svc->period_usec));
         if (svc->reserved)
-                fprintf(f, ", reserves %s", pct(b, svc->reserved));
+                fprintf(f, ", reserves %s for %s", pct(b, svc->reserved), threads_words(t, sizeof(t), svc->threads_requested));
+        else
+                fprintf(f, " for %s", threads_words(t, sizeof(t), svc->threads_requested));
         fprintf(f, ", %u/%u threads deadline\n", svc->threads, svc->threads_total);
         if (svc->reason && *svc->reason)
                 fprintf(f, "    %-*s %s%s%s\n", (int) unit_width, "",
@@ -191,7 +203,7 @@ void format_status(FILE *f, const DlconfState *s, const FormatOptions *o) {
 }
 
 /* The columns of "dlconf list". */
-enum { COL_UNIT, COL_GROUP, COL_STATE, COL_RUNTIME, COL_DEADLINE, COL_PERIOD, COL_RESERVED, COL_THREADS, COL_SOURCE, N_COLS };
+enum { COL_UNIT, COL_GROUP, COL_STATE, COL_RUNTIME, COL_DEADLINE, COL_PERIOD, COL_FOR, COL_RESERVED, COL_THREADS, COL_SOURCE, N_COLS };
 
 static void service_cells(const DlconfService *svc, char cells[N_COLS][TIMESPAN_MAX + UNIT_NAME_MAX]) {
         char t[TIMESPAN_MAX];
@@ -202,6 +214,10 @@ static void service_cells(const DlconfService *svc, char cells[N_COLS][TIMESPAN_
         snprintf(cells[COL_RUNTIME], sizeof(cells[0]), "%s", span(t, svc->runtime_usec));
         snprintf(cells[COL_DEADLINE], sizeof(cells[0]), "%s", span(t, svc->deadline_usec));
         snprintf(cells[COL_PERIOD], sizeof(cells[0]), "%s", span(t, svc->period_usec));
+        if (svc->threads_requested)
+                snprintf(cells[COL_FOR], sizeof(cells[0]), "%" PRIu32, svc->threads_requested);
+        else
+                snprintf(cells[COL_FOR], sizeof(cells[0]), "all");
         if (svc->reserved)
                 bw_to_percent(cells[COL_RESERVED], sizeof(cells[0]), svc->reserved);
         else
@@ -212,7 +228,7 @@ static void service_cells(const DlconfService *svc, char cells[N_COLS][TIMESPAN_
 
 void format_list(FILE *f, const DlconfState *s, const FormatOptions *o) {
         static const char *const header[N_COLS] = {
-                "UNIT", "GROUP", "STATE", "RUNTIME", "DEADLINE", "PERIOD", "RESERVED", "THREADS", "SOURCE"
+                "UNIT", "GROUP", "STATE", "RUNTIME", "DEADLINE", "PERIOD", "FOR", "RESERVED", "THREADS", "SOURCE"
         };
         char cells[N_COLS][TIMESPAN_MAX + UNIT_NAME_MAX];
         unsigned width[N_COLS];
@@ -252,7 +268,7 @@ void format_list(FILE *f, const DlconfState *s, const FormatOptions *o) {
 }
 
 void format_show(FILE *f, const DlconfService *svc, const FormatOptions *o) {
-        char t[TIMESPAN_MAX], b[PERCENT_MAX];
+        char t[TIMESPAN_MAX], b[PERCENT_MAX], w[32];
 
         fprintf(f, "%s%s%s\n", color(o, ANSI_BOLD), svc->unit, color(o, ANSI_RESET));
         fprintf(f, "     Group: %s\n", *svc->group ? svc->group : "(none)");
@@ -260,7 +276,8 @@ void format_show(FILE *f, const DlconfService *svc, const FormatOptions *o) {
         fprintf(f, "   Runtime: %s\n", span(t, svc->runtime_usec));
         fprintf(f, "  Deadline: %s\n", span(t, svc->deadline_usec));
         fprintf(f, "    Period: %s\n", span(t, svc->period_usec));
-        fprintf(f, " Bandwidth: %s of a CPU\n", pct(b, dl_to_ratio(svc->period_usec, svc->runtime_usec)));
+        fprintf(f, " Bandwidth: %s of a CPU per thread\n", pct(b, dl_to_ratio(svc->period_usec, svc->runtime_usec)));
+        fprintf(f, "       For: %s\n", threads_words(w, sizeof(w), svc->threads_requested));
         fprintf(f, "  Reserved: %s\n", svc->reserved ? pct(b, svc->reserved) : "nothing");
         fprintf(f, "   Threads: %u of %u SCHED_DEADLINE\n", svc->threads, svc->threads_total);
         fprintf(f, "    Source: %s\n", streq_ptr(svc->source, "manual") ? "manual (dlconf admit)" : "drop-in (X-Deadline* keys)");
@@ -291,6 +308,8 @@ static json_object *json_service(const DlconfService *svc) {
         json_add(o, "runtime_usec", json_object_new_uint64(svc->runtime_usec));
         json_add(o, "deadline_usec", json_object_new_uint64(svc->deadline_usec));
         json_add(o, "period_usec", json_object_new_uint64(svc->period_usec));
+        json_add(o, "threads_requested", svc->threads_requested ? json_object_new_uint64(svc->threads_requested)
+                                                                : json_object_new_string("all"));
         json_add(o, "reserved", json_object_new_uint64(svc->reserved));
         json_add(o, "threads", json_object_new_uint64(svc->threads));
         json_add(o, "threads_total", json_object_new_uint64(svc->threads_total));

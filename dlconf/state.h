@@ -43,7 +43,8 @@ typedef struct DlconfService {
         uint64_t runtime_usec;
         uint64_t deadline_usec;
         uint64_t period_usec;
-        uint64_t reserved;
+        uint32_t threads_requested;     /* X-DeadlineThreads=, 0: "all" (one per CPU) */
+        uint64_t reserved;              /* on all CPUs together */
         uint32_t threads;
         uint32_t threads_total;
         char *source;                   /* dropin, manual */

@@ -114,13 +114,22 @@ static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error 
         return reply_array(msg, m, DLD_GROUP_SIGNATURE, m->policy.n_groups, append_group_at, error);
 }
 
+/* On the bus, 0 threads is "all" (one per CPU). */
+static uint32_t threads_to_bus(unsigned threads) {
+        return threads == DL_THREADS_ALL ? 0 : threads;
+}
+
+static unsigned threads_from_bus(uint32_t threads) {
+        return threads == 0 ? DL_THREADS_ALL : threads;
+}
+
 static int append_service(Manager *m, sd_bus_message *reply, const Service *s) {
+        (void) m;
         return sd_bus_message_append(reply, DLD_SERVICE_SIGNATURE, s->unit, s->group ?: "",
                                      service_state_to_string(s->state),
                                      s->req.runtime_usec, s->req.deadline_usec, s->req.period_usec,
-                                     s->state == SERVICE_ADMITTED
-                                             ? dl_capacity(kernelfs_cpus(m->kfs), s->req.runtime_usec, s->req.period_usec)
-                                             : (uint64_t) 0,
+                                     threads_to_bus(s->req.threads),
+                                     s->state == SERVICE_ADMITTED ? s->reserved_bw : (uint64_t) 0,
                                      s->threads_dl, s->threads_total,
                                      s->manual ? "manual" : "dropin", s->reason ?: "");
 }
@@ -160,13 +169,14 @@ static int method_admit_unit(sd_bus_message *msg, void *userdata, sd_bus_error *
         const char *unit, *error_name = NULL;
         char *message = NULL;
         uint64_t runtime, deadline, period;
+        uint32_t threads;
         int r;
 
         if ((r = check_root(msg, error)) < 0)
                 return r;
-        if ((r = sd_bus_message_read(msg, "sttt", &unit, &runtime, &deadline, &period)) < 0)
+        if ((r = sd_bus_message_read(msg, "stttu", &unit, &runtime, &deadline, &period, &threads)) < 0)
                 return r;
-        r = manager_admit_manual(m, unit, runtime, deadline, period, &error_name, &message);
+        r = manager_admit_manual(m, unit, runtime, deadline, period, threads_from_bus(threads), &error_name, &message);
         if (r < 0)
                 return reply_error(error, error_name, message, r);
         return sd_bus_reply_method_return(msg, NULL);
@@ -254,7 +264,7 @@ static int method_check_policy(sd_bus_message *msg, void *userdata, sd_bus_error
                         reqs[i] = (ServiceRequest) {
                                 .unit = s->unit, .slice = s->slice, .group = s->req.group,
                                 .runtime_usec = s->req.runtime_usec, .deadline_usec = s->req.deadline_usec,
-                                .period_usec = s->req.period_usec,
+                                .period_usec = s->req.period_usec, .threads = s->req.threads,
                         };
                 }
                 if ((r = policy_predict(&p, kernelfs_cpus(m->kfs), reqs, m->n_services, verdicts)) < 0)
@@ -296,7 +306,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetService", SD_BUS_ARGS("s", unit), SD_BUS_RESULT(DLD_SERVICE_SIGNATURE, service),
                                 method_get_service, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("AdmitUnit",
-                                SD_BUS_ARGS("s", unit, "t", runtime_usec, "t", deadline_usec, "t", period_usec),
+                                SD_BUS_ARGS("s", unit, "t", runtime_usec, "t", deadline_usec, "t", period_usec, "u", threads),
                                 SD_BUS_NO_RESULT, method_admit_unit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReleaseUnit", SD_BUS_ARGS("s", unit), SD_BUS_NO_RESULT,
                                 method_release_unit, SD_BUS_VTABLE_UNPRIVILEGED),

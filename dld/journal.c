@@ -9,7 +9,7 @@
 
 void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                      uint64_t free_bw, const char *reason, const char *action) {
-        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "", freebuf[32] = "";
+        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "", freebuf[32] = "", th[16];
         int e = err < 0 ? -err : err;
 
         timespan_format(rt, sizeof(rt), s->req.runtime_usec);
@@ -19,8 +19,9 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                 snprintf(freebuf, sizeof(freebuf), "%" PRIu64, free_bw);
                 bw_to_percent(pct, sizeof(pct), free_bw);
         }
-        sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s refused by %s%s%s: %s (%s); %s",
-                        s->unit, rt, dl, pe, refused_by_to_string(by),
+        threads_to_string(th, sizeof(th), s->req.threads);
+        sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s x %s thread%s refused by %s%s%s: %s (%s); %s",
+                        s->unit, rt, dl, pe, th, s->req.threads == 1 ? "" : "s", refused_by_to_string(by),
                         group ? " in group " : "", group ?: "", reason, errno_name(e),
                         streq_ptr(action, "fail") ? "stopping the unit" :
                         streq_ptr(action, "degrade") ? "it runs as a normal task" : "nothing changed",
@@ -31,6 +32,7 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                         "DLD_RUNTIME_USEC=%" PRIu64, s->req.runtime_usec,
                         "DLD_DEADLINE_USEC=%" PRIu64, s->req.deadline_usec,
                         "DLD_PERIOD_USEC=%" PRIu64, s->req.period_usec,
+                        "DLD_THREADS_REQUESTED=%s", th,
                         "DLD_GROUP=%s", group ?: "",
                         "DLD_FREE_BW=%s", freebuf,
                         "DLD_FREE_PERCENT=%s", pct,
@@ -42,17 +44,21 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                         NULL);
 }
 
-void journal_admitted(const Service *s, uint64_t reserved_bw, uint64_t free_bw) {
-        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "unlimited";
+void journal_admitted(const Service *s, uint64_t free_bw) {
+        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "unlimited", res[PERCENT_MAX], th[16];
 
         if (free_bw != DL_BW_UNLIMITED)
                 bw_to_percent(pct, sizeof(pct), free_bw);
-        sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s admitted in group %s, %u thread(s); %s left in the group",
+        threads_to_string(th, sizeof(th), s->req.threads);
+        sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s x %s thread%s admitted in group %s: reserves %s "
+                        "(%" PRIu64 "us of each CPU every %s), %u thread(s) SCHED_DEADLINE; %s left in the group",
                         s->unit,
                         timespan_format(rt, sizeof(rt), s->req.runtime_usec),
                         timespan_format(dl, sizeof(dl), s->req.deadline_usec),
                         timespan_format(pe, sizeof(pe), s->req.period_usec),
-                        s->group ?: "-", s->threads_dl, pct,
+                        th, s->req.threads == 1 ? "" : "s",
+                        s->group ?: "-", bw_to_percent(res, sizeof(res), s->reserved_bw), s->reserved_runtime_us, pe,
+                        s->threads_dl, pct,
                         "MESSAGE_ID=" DLD_MESSAGE_ADMITTED,
                         "PRIORITY=%d", LOG_INFO,
                         "UNIT=%s", s->unit,
@@ -61,7 +67,9 @@ void journal_admitted(const Service *s, uint64_t reserved_bw, uint64_t free_bw) 
                         "DLD_DEADLINE_USEC=%" PRIu64, s->req.deadline_usec,
                         "DLD_PERIOD_USEC=%" PRIu64, s->req.period_usec,
                         "DLD_GROUP=%s", s->group ?: "",
-                        "DLD_RESERVED_BW=%" PRIu64, reserved_bw,
+                        "DLD_RESERVED_BW=%" PRIu64, s->reserved_bw,
+                        "DLD_RESERVED_RUNTIME_USEC=%" PRIu64, s->reserved_runtime_us,
+                        "DLD_THREADS_REQUESTED=%s", th,
                         "DLD_FREE_BW=%" PRIu64, free_bw == DL_BW_UNLIMITED ? 0 : free_bw,
                         "DLD_THREADS=%u", s->threads_dl,
                         "DLD_SOURCE=%s", s->manual ? "manual" : "dropin",

@@ -10,14 +10,17 @@
 #include "manager.h"
 
 /* A refusal: PRIORITY=4, MESSAGE_ID=DLD_MESSAGE_REFUSED, UNIT=,
- * DLD_RUNTIME_USEC=, DLD_DEADLINE_USEC=, DLD_PERIOD_USEC=, DLD_GROUP=,
+ * DLD_RUNTIME_USEC=, DLD_DEADLINE_USEC=, DLD_PERIOD_USEC=,
+ * DLD_THREADS_REQUESTED= (X-DeadlineThreads=: a count or "all"), DLD_GROUP=,
  * DLD_FREE_BW= (fixed point, 1<<20 = one CPU; empty if unknown),
  * DLD_FREE_PERCENT=, ERRNO=, DLD_ERRNO_NAME=, DLD_REFUSED_BY=
  * (policy|admission), DLD_REASON=, DLD_ACTION= (degrade|fail|none). */
 void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                      uint64_t free_bw, const char *reason, const char *action);
-/* PRIORITY=6: DLD_RESERVED_BW=, DLD_FREE_BW=, DLD_THREADS=. */
-void journal_admitted(const Service *s, uint64_t reserved_bw, uint64_t free_bw);
+/* PRIORITY=6: DLD_RESERVED_BW= (the unit's cgroup on all CPUs),
+ * DLD_RESERVED_RUNTIME_USEC= (its cpu.dl_runtime_us), DLD_THREADS_REQUESTED=,
+ * DLD_FREE_BW=, DLD_THREADS= (made SCHED_DEADLINE). */
+void journal_admitted(const Service *s, uint64_t free_bw);
 /* PRIORITY=6: DLD_REASON=. */
 void journal_released(const Service *s, const char *why);
 /* A unit's drop-in keys are malformed: PRIORITY=3, DLD_FILE=, DLD_LINE=. */

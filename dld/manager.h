@@ -41,6 +41,8 @@ typedef struct Service {
         ServiceState state;
         char *reason;           /* why it was refused */
         unsigned threads_dl, threads_total;
+        uint64_t reserved_runtime_us;   /* cpu.dl_runtime_us written for its threads, when admitted */
+        uint64_t reserved_bw;           /* what that reserves on all CPUs */
 } Service;
 
 typedef struct Manager {

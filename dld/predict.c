@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 
+#include "dropin.h"
 #include "predict.h"
 #include "timespan.h"
 #include "unitname.h"
@@ -60,6 +61,26 @@ int policy_check_request(const Policy *p, const ServiceRequest *req, unsigned ad
         return 0;
 }
 
+char *reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left) {
+        char one[PERCENT_MAX], all[PERCENT_MAX], free_pct[PERCENT_MAX], th[16];
+        unsigned n = dl_threads_count(req->threads, cpus);
+        uint64_t rt;
+        char *s;
+
+        bw_to_percent(one, sizeof(one), dl_to_ratio(req->period_usec, req->runtime_usec));
+        threads_to_string(th, sizeof(th), req->threads);
+        if (k == -ERANGE)
+                return asprintf(&s, "ERANGE: %u threads of %s of a CPU (X-DeadlineThreads=%s) need more than the %u CPUs",
+                                n, one, th, cpus) < 0 ? NULL : s;
+        if (dl_threads_runtime(req->runtime_usec, req->period_usec, req->threads, cpus, &rt) < 0)
+                rt = 0;
+        bw_to_percent(all, sizeof(all), dl_capacity(cpus, (int64_t) rt, req->period_usec));
+        return asprintf(&s, "%s: the reservation for %u thread%s of %s of a CPU (%s on %u CPUs) does not fit in group \"%s\": %s left",
+                        k == -EPERM ? "EPERM" : k == -EINVAL ? "EINVAL" : "EBUSY",
+                        n, n == 1 ? "" : "s", one, all, cpus, group,
+                        left == DL_BW_UNLIMITED ? "unlimited" : bw_to_percent(free_pct, sizeof(free_pct), left)) < 0 ? NULL : s;
+}
+
 void verdicts_done(Verdict *v, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 free(v[i].reason);
@@ -94,6 +115,7 @@ int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
         for (size_t i = 0; i < n; i++) {
                 const ServiceRequest *r = &reqs[i];
                 Verdict *v = &verdicts[i];
+                uint64_t rt;
                 int k, gi;
 
                 *v = (Verdict) { .group = -1 };
@@ -110,22 +132,18 @@ int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
                 }
 
                 dl_model_add_node(&m, &units[i], &groups[gi]);
-                k = dl_model_set_reservation(&m, &units[i], (int64_t) r->runtime_usec, r->period_usec);
+                k = dl_threads_runtime(r->runtime_usec, r->period_usec, r->threads, cpus, &rt);
+                if (k == 0)
+                        k = dl_model_set_reservation(&m, &units[i], (int64_t) rt, r->period_usec);
                 if (k < 0) {
-                        char a[PERCENT_MAX], b[PERCENT_MAX], c[PERCENT_MAX];
-                        uint64_t left = dl_node_free(&m, &groups[gi]);
-
                         /* The unit's node stays, holding nothing (-1). */
                         v->refused_by = REFUSED_BY_ADMISSION;
-                        if (refuse(&v->reason, "%s: the reservation (%s of a CPU on each of %u CPUs = %s) does not fit in group \"%s\": %s left",
-                                   k == -EPERM ? "EPERM" : k == -EINVAL ? "EINVAL" : "EBUSY",
-                                   bw_to_percent(b, sizeof(b), dl_to_ratio(r->period_usec, r->runtime_usec)), cpus,
-                                   bw_to_percent(a, sizeof(a), dl_capacity(cpus, r->runtime_usec, r->period_usec)),
-                                   p->groups[gi].name,
-                                   left == DL_BW_UNLIMITED ? "unlimited" : bw_to_percent(c, sizeof(c), left)) == -ENOMEM)
+                        v->reason = reservation_refusal(r, p->groups[gi].name, cpus, k, dl_node_free(&m, &groups[gi]));
+                        if (!v->reason)
                                 goto oom;
                         continue;
                 }
+                v->reserved = dl_node_charge(&m, &units[i]);
                 v->admitted = true;
                 count[gi]++;
         }

@@ -17,6 +17,7 @@ typedef struct ServiceRequest {
         const char *slice;      /* the unit's Slice= */
         const char *group;      /* X-DeadlineGroup=, NULL: by slice */
         uint64_t runtime_usec, deadline_usec, period_usec;
+        unsigned threads;       /* X-DeadlineThreads=: 1.. or DL_THREADS_ALL */
 } ServiceRequest;
 
 typedef enum RefusedBy {
@@ -39,11 +40,17 @@ typedef struct Verdict {
         int group;
         RefusedBy refused_by;
         char *reason;           /* NULL when admitted */
+        uint64_t reserved;      /* bandwidth the unit's cgroup reserves, when admitted */
 } Verdict;
 
+/* Words why a reservation for req's threads could not be made in group
+ * (k: its errno; -ERANGE: they need more than the cpus CPUs), with what is
+ * left there (DL_BW_UNLIMITED: unknown). malloc'ed, NULL on ENOMEM. */
+char *reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left);
+
 /* Predicts verdicts for requests admitted in order on an empty system of
- * cpus CPUs under the validated policy p (each request reserves
- * runtime/period per CPU in the unit's cgroup inside its group). verdicts
- * has n entries; free with verdicts_done(). */
+ * cpus CPUs under the validated policy p (each request reserves what its
+ * threads need, dl_threads_runtime(), in the unit's cgroup inside its
+ * group). verdicts has n entries; free with verdicts_done(). */
 int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, size_t n, Verdict *verdicts);
 void verdicts_done(Verdict *v, size_t n);

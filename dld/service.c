@@ -221,39 +221,84 @@ static void reservation_release(Manager *m, Service *s) {
                 log_warning("%s: cannot release the reservation of %s: %s", s->unit, s->cgroup, strerror(-r));
 }
 
-/* Writes the unit cgroup's reservation. Runtime and period are separate
- * writes, each checked by the kernel: try both orders, restore on failure. */
+/* Writes the unit cgroup's reservation for req's threads: the per-CPU
+ * runtime that holds exactly that many (dl_threads_runtime()), with the
+ * request's period. Runtime and period are separate writes, each checked
+ * by the kernel: try both orders, restore on failure. -ERANGE: the threads
+ * need more than the CPUs. */
 static int reservation_set(Manager *m, Service *s) {
-        int64_t old_rt, old_pe;
+        int64_t old_rt, old_pe, rt, pe = (int64_t) s->req.period_usec;
+        uint64_t runtime;
         int r;
 
+        r = dl_threads_runtime(s->req.runtime_usec, s->req.period_usec, s->req.threads, kernelfs_cpus(m->kfs), &runtime);
+        if (r < 0)
+                return r;
+        rt = (int64_t) runtime;
         r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &old_rt);
         if (r < 0)
                 return r;
         r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_period_us", &old_pe);
         if (r < 0)
                 return r;
-        if (old_rt == (int64_t) s->req.runtime_usec && old_pe == (int64_t) s->req.period_usec)
-                return 0;       /* already in place: dld restarted */
 
-        for (int order = 0; order < 2; order++) {
-                const char *first = order == 0 ? "cpu.dl_period_us" : "cpu.dl_runtime_us";
-                const char *second = order == 0 ? "cpu.dl_runtime_us" : "cpu.dl_period_us";
-                int64_t v1 = order == 0 ? (int64_t) s->req.period_usec : (int64_t) s->req.runtime_usec;
-                int64_t v2 = order == 0 ? (int64_t) s->req.runtime_usec : (int64_t) s->req.period_usec;
-                int64_t old1 = order == 0 ? old_pe : old_rt;
+        if (old_rt != rt || old_pe != pe)       /* else already in place: dld restarted */
+                for (int order = 0; order < 2; order++) {
+                        const char *first = order == 0 ? "cpu.dl_period_us" : "cpu.dl_runtime_us";
+                        const char *second = order == 0 ? "cpu.dl_runtime_us" : "cpu.dl_period_us";
+                        int64_t v1 = order == 0 ? pe : rt, v2 = order == 0 ? rt : pe;
+                        int64_t old1 = order == 0 ? old_pe : old_rt;
 
-                r = kernelfs_cgroup_write(m->kfs, s->cgroup, first, v1);
-                if (r < 0)
-                        continue;
-                r = kernelfs_cgroup_write(m->kfs, s->cgroup, second, v2);
-                if (r == 0)
-                        return 0;
-                (void) kernelfs_cgroup_write(m->kfs, s->cgroup, first, old1);
-                if (r != -EINVAL)
-                        break;  /* EBUSY in one order is EBUSY in both */
-        }
-        return r;
+                        r = kernelfs_cgroup_write(m->kfs, s->cgroup, first, v1);
+                        if (r < 0)
+                                continue;
+                        r = kernelfs_cgroup_write(m->kfs, s->cgroup, second, v2);
+                        if (r == 0)
+                                break;
+                        (void) kernelfs_cgroup_write(m->kfs, s->cgroup, first, old1);
+                        if (r != -EINVAL)
+                                break;  /* EBUSY in one order is EBUSY in both */
+                }
+        if (r < 0)
+                return r;
+        s->reserved_runtime_us = runtime;
+        s->reserved_bw = dl_capacity(kernelfs_cpus(m->kfs), rt, s->req.period_usec);
+        return 0;
+}
+
+/* Why the kernel refused SCHED_DEADLINE for one of the unit's threads. */
+static char *thread_refused(Manager *m, const Service *s, const char *which, pid_t tid, int err) {
+        char th[16];
+        char *reason;
+
+        if (asprintf(&reason, "the kernel refused SCHED_DEADLINE for %s %d (%s): the unit's reservation holds %u threads "
+                     "of this size (X-DeadlineThreads=%s)", which, (int) tid, strerror(-err),
+                     dl_threads_count(s->req.threads, kernelfs_cpus(m->kfs)),
+                     threads_to_string(th, sizeof(th), s->req.threads)) < 0)
+                return NULL;
+        return reason;
+}
+
+/* The request as the admission model takes it. */
+static ServiceRequest service_request(const Service *s, const DeadlineRequest *req) {
+        return (ServiceRequest) {
+                .unit = s->unit, .slice = s->slice, .group = req->group,
+                .runtime_usec = req->runtime_usec, .deadline_usec = req->deadline_usec,
+                .period_usec = req->period_usec, .threads = req->threads,
+        };
+}
+
+/* Why the kernel (or the CPU count) refused the reservation for req. */
+static char *reservation_refused(Manager *m, const Service *s, const DeadlineRequest *req, int err, uint64_t free_bw) {
+        ServiceRequest sr = service_request(s, req);
+        _cleanup_free_ char *why = reservation_refusal(&sr, s->group ?: "-", kernelfs_cpus(m->kfs), err, free_bw);
+        char *reason;
+
+        if (!why)
+                return NULL;
+        if (err == -ERANGE)
+                return TAKE_PTR(why);
+        return asprintf(&reason, "the kernel refused it in %s (%s). %s", s->cgroup, strerror(-err), why) < 0 ? NULL : reason;
 }
 
 static int set_reason(Service *s, const char *reason) {
@@ -288,11 +333,7 @@ static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const 
 }
 
 static int service_admit(Manager *m, Service *s, bool take_action, const char **ret_error, char **ret_message) {
-        ServiceRequest sr = {
-                .unit = s->unit, .slice = s->slice, .group = s->req.group,
-                .runtime_usec = s->req.runtime_usec, .deadline_usec = s->req.deadline_usec,
-                .period_usec = s->req.period_usec,
-        };
+        ServiceRequest sr = service_request(s, &s->req);
         _cleanup_free_ char *reason = NULL;
         uint64_t free_bw;
         pid_t tid = 0;
@@ -342,13 +383,9 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
                 return -ESRCH;
         }
         if (r < 0) {
-                char need[PERCENT_MAX], left[PERCENT_MAX];
-
                 free_bw = group_free_bw(m, s->group);
-                if (asprintf(&reason, "the kernel refused the reservation of %s on each of %u CPUs (%s) in %s: %s left in the group",
-                             bw_to_percent(need, sizeof(need), dl_to_ratio(s->req.period_usec, s->req.runtime_usec)),
-                             kernelfs_cpus(m->kfs), strerror(-r), s->cgroup,
-                             free_bw == DL_BW_UNLIMITED ? "unknown" : bw_to_percent(left, sizeof(left), free_bw)) < 0)
+                reason = reservation_refused(m, s, &s->req, r, free_bw);
+                if (!reason)
                         return -ENOMEM;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, free_bw, take_action);
                 *ret_error = DLD_ERROR_REFUSED;
@@ -358,8 +395,8 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
 
         r = service_threads_to_deadline(m, s, &tid);
         if (r < 0) {
-                if (asprintf(&reason, "the kernel refused SCHED_DEADLINE for thread %d (%s): the unit's reservation holds "
-                             "at most %u threads of this size, one per CPU", (int) tid, strerror(-r), kernelfs_cpus(m->kfs)) < 0)
+                reason = thread_refused(m, s, "thread", tid, r);
+                if (!reason)
                         return -ENOMEM;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, group_free_bw(m, s->group), take_action);
                 *ret_error = DLD_ERROR_REFUSED;
@@ -370,8 +407,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
         s->state = SERVICE_ADMITTED;
         free(s->reason);
         s->reason = NULL;
-        journal_admitted(s, dl_capacity(kernelfs_cpus(m->kfs), s->req.runtime_usec, s->req.period_usec),
-                         group_free_bw(m, s->group));
+        journal_admitted(s, group_free_bw(m, s->group));
         return 0;
 }
 
@@ -470,11 +506,7 @@ static int write_manual(Manager *m, const char *unit, const DeadlineRequest *req
  * parameters replace the old ones only if all of them are accepted; a
  * refusal leaves the working admission exactly as it was. */
 static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const char **ret_error, char **ret_message) {
-        ServiceRequest sr = {
-                .unit = s->unit, .slice = s->slice, .group = req->group,
-                .runtime_usec = req->runtime_usec, .deadline_usec = req->deadline_usec,
-                .period_usec = req->period_usec,
-        };
+        ServiceRequest sr = service_request(s, req);
         _cleanup_free_ char *reason = NULL, *why = NULL;
         DeadlineRequest old = s->req;
         Service refused;
@@ -493,12 +525,9 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const c
                 s->req = *req;
                 r = reservation_set(m, s);
                 if (r < 0) {
-                        char need[PERCENT_MAX];
-
                         s->req = old;
-                        if (asprintf(&reason, "the kernel refused the reservation of %s on each of %u CPUs (%s) in %s",
-                                     bw_to_percent(need, sizeof(need), dl_to_ratio(req->period_usec, req->runtime_usec)),
-                                     kernelfs_cpus(m->kfs), strerror(-r), s->cgroup) < 0)
+                        reason = reservation_refused(m, s, req, r, group_free_bw(m, s->group));
+                        if (!reason)
                                 return -ENOMEM;
                 } else if ((r = service_threads_to_deadline(m, s, &tid)) < 0) {
                         pid_t refused_tid = tid;
@@ -530,16 +559,17 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const c
         s->req = *req;
         *req = (DeadlineRequest) {};
         s->manual = true;
-        journal_admitted(s, dl_capacity(kernelfs_cpus(m->kfs), s->req.runtime_usec, s->req.period_usec),
-                         group_free_bw(m, s->group));
+        journal_admitted(s, group_free_bw(m, s->group));
         return 0;
 }
 
 int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
-                         const char **ret_error, char **ret_message) {
+                         unsigned threads, const char **ret_error, char **ret_message) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(unit_info_done) UnitInfo u = {};
-        DeadlineRequest req = { .runtime_usec = runtime, .deadline_usec = deadline ?: period, .period_usec = period };
+        DeadlineRequest req = {
+                .runtime_usec = runtime, .deadline_usec = deadline ?: period, .period_usec = period, .threads = threads,
+        };
         const char *problem;
         Service *s;
         int r;
@@ -551,6 +581,9 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
                 return set_error(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST,
                                      "runtime %" PRIu64 "us, deadline %" PRIu64 "us, period %" PRIu64 "us: %s",
                                      req.runtime_usec, req.deadline_usec, req.period_usec, problem);
+        if (threads == 0 || (threads > DL_THREADS_MAX && threads != DL_THREADS_ALL))
+                return set_error(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST,
+                                 "%u threads: the count is 1 to %u, or all", threads, DL_THREADS_MAX);
         r = systemd_unit_info(m->bus, unit, &u, &e);
         if (r < 0 || streq_ptr(u.load_state, "not-found"))
                 return set_error(ret_error, ret_message, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
@@ -619,8 +652,8 @@ void manager_sync_threads(Manager *m) {
                 r = service_threads_to_deadline(m, s, &tid);
                 if (r >= 0)
                         continue;
-                if (asprintf(&reason, "the kernel refused SCHED_DEADLINE for new thread %d (%s): the unit's reservation "
-                             "holds at most %u threads of this size, one per CPU", (int) tid, strerror(-r), kernelfs_cpus(m->kfs)) < 0)
+                reason = thread_refused(m, s, "new thread", tid, r);
+                if (!reason)
                         continue;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, group_free_bw(m, s->group), !s->manual);
         }

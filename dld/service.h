@@ -16,10 +16,11 @@ unsigned manager_count_admitted(Manager *m, const char *group, const Service *ex
 int manager_unit_active(Manager *m, const char *unit);
 void manager_unit_inactive(Manager *m, const char *unit);
 
-/* Admits by hand / releases by hand (bus). 0, or a negative errno with
+/* Admits by hand / releases by hand (bus); threads as X-DeadlineThreads=
+ * (DL_THREADS_ALL: one per CPU). 0, or a negative errno with
  * *ret_error_name and *ret_message set. */
 int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
-                         const char **ret_error_name, char **ret_message);
+                         unsigned threads, const char **ret_error_name, char **ret_message);
 int manager_release_manual(Manager *m, const char *unit, const char **ret_error_name, char **ret_message);
 
 /* Drops dld's memory of every service, leaving the kernel as it is. */

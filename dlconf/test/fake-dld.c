@@ -37,9 +37,9 @@ static int get_property(sd_bus *bus, const char *path, const char *interface, co
         return -ENOENT;
 }
 
-#define MEDIA "demo-media.service", "media", "admitted", (uint64_t) 10000, (uint64_t) 40000, (uint64_t) 40000, BW(100), 1, 1, "dropin", ""
-#define GREEDY "demo-greedy.service", "media", "degraded", (uint64_t) 8000, (uint64_t) 40000, (uint64_t) 40000, (uint64_t) 0, 0, 1, "dropin", \
-        "EBUSY: the reservation (20.00% of a CPU on each of 4 CPUs = 80.00%) does not fit in group \"media\": 20.00% left"
+#define MEDIA "demo-media.service", "media", "admitted", (uint64_t) 10000, (uint64_t) 40000, (uint64_t) 40000, 0, BW(100), 1, 1, "dropin", ""
+#define GREEDY "demo-greedy.service", "media", "degraded", (uint64_t) 8000, (uint64_t) 40000, (uint64_t) 40000, 2, (uint64_t) 0, 0, 1, "dropin", \
+        "EBUSY: the reservation for 2 threads of 20.00% of a CPU (40.00% on 4 CPUs) does not fit in group \"media\": 20.00% left"
 
 static int method_list_groups(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         (void) userdata, (void) error;
@@ -70,22 +70,23 @@ static int method_get_service(sd_bus_message *m, void *userdata, sd_bus_error *e
 static int method_admit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         const char *unit;
         uint64_t runtime, deadline, period;
-        int r = sd_bus_message_read(m, "sttt", &unit, &runtime, &deadline, &period);
+        uint32_t threads;
+        int r = sd_bus_message_read(m, "stttu", &unit, &runtime, &deadline, &period, &threads);
 
         (void) userdata;
         if (r < 0)
                 return r;
         if (streq_ptr(unit, "demo-greedy.service"))
                 return sd_bus_error_setf(error, DLD_ERROR_REFUSED,
-                                         "EBUSY: the reservation (%llu us every %llu us) does not fit in group \"media\": 20.00%% left",
-                                         (unsigned long long) runtime, (unsigned long long) period);
+                                         "EBUSY: the reservation for %u threads of %llu us every %llu us does not fit in group \"media\": 20.00%% left",
+                                         threads, (unsigned long long) runtime, (unsigned long long) period);
         if (streq_ptr(unit, "locked.service"))
                 return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "Access denied");
         if (streq_ptr(unit, "stopped.service"))
                 return sd_bus_error_setf(error, DLD_ERROR_UNIT_NOT_ACTIVE, "%s is not running: nothing to admit", unit);
         /* The deadline arrives as 0 when not given: dld defaults it. */
-        printf("admit %s %llu %llu %llu\n", unit, (unsigned long long) runtime, (unsigned long long) deadline,
-               (unsigned long long) period);
+        printf("admit %s %llu %llu %llu %u\n", unit, (unsigned long long) runtime, (unsigned long long) deadline,
+               (unsigned long long) period, threads);
         fflush(stdout);
         return sd_bus_reply_method_return(m, NULL);
 }
@@ -132,7 +133,7 @@ static const sd_bus_vtable vtable[] = {
         SD_BUS_METHOD("ListGroups", "", "a" DLD_GROUP_SIGNATURE, method_list_groups, 0),
         SD_BUS_METHOD("ListServices", "", "a" DLD_SERVICE_SIGNATURE, method_list_services, 0),
         SD_BUS_METHOD("GetService", "s", DLD_SERVICE_SIGNATURE, method_get_service, 0),
-        SD_BUS_METHOD("AdmitUnit", "sttt", "", method_admit, 0),
+        SD_BUS_METHOD("AdmitUnit", "stttu", "", method_admit, 0),
         SD_BUS_METHOD("ReleaseUnit", "s", "", method_release, 0),
         SD_BUS_METHOD("Reload", "", "", method_reload, 0),
         SD_BUS_METHOD("CheckPolicy", "a(ss)", "a" "sa" DLD_VERDICT_SIGNATURE, method_check_policy, 0),

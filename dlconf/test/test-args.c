@@ -62,6 +62,12 @@ static void test_verbs(void) {
         is_int(parse("admit media --runtime=500us --period=1s", &a, &error), 0, "admit without deadline");
         ok(!a.have_deadline, "  deadline not given");
         is_int(a.period_usec, 1000000, "  period 1s");
+        ok(!a.have_threads, "  threads not given");
+
+        is_int(parse("admit media --runtime=1ms --period=10ms --threads=3", &a, &error), 0, "admit --threads=3");
+        ok(a.have_threads && a.threads == 3, "  3 threads");
+        is_int(parse("admit media --runtime=1ms --period=10ms --threads all", &a, &error), 0, "admit --threads all");
+        ok(a.have_threads && a.threads == 0, "  all: 0 on the bus");
 
         is_int(parse("status --json", &a, &error), 0, "--json");
         is_int(a.json, JSON_SHORT, "  --json is short");
@@ -121,14 +127,21 @@ static void test_refusals(void) {
         refuses("status --json=yaml", "--json=yaml: expected short or pretty");
         refuses("status --color=sometimes", "--color=sometimes: expected auto, always or never");
         refuses("status --color", "option --color needs a value");
-        refuses("status --runtime=1ms", "status: --runtime, --period and --deadline apply only to admit");
+        refuses("status --runtime=1ms", "status: --runtime, --period, --deadline and --threads apply only to admit");
+        refuses("status --threads=2", "status: --runtime, --period, --deadline and --threads apply only to admit");
+        refuses("admit x --runtime=1ms --period=10ms --threads=0", "--threads=0: expected a number of threads from 1 to 1024, or all");
+        refuses("admit x --runtime=1ms --period=10ms --threads=1025", "--threads=1025: expected a number of threads from 1 to 1024, or all");
+        refuses("admit x --runtime=1ms --period=10ms --threads=-2", "--threads=-2: expected a number of threads from 1 to 1024, or all");
+        refuses("admit x --runtime=1ms --period=10ms --threads=ALL", "--threads=ALL: expected a number of threads from 1 to 1024, or all");
+        refuses("admit x --runtime=1ms --period=10ms --threads=3x", "--threads=3x: expected a number of threads from 1 to 1024, or all");
+        refuses("admit x --runtime=1ms --period=10ms --threads=", "--threads=: expected a number of threads from 1 to 1024, or all");
         refuses("status --cpus=2", "status: --cpus applies only to check");
         refuses("check --cpus=0 a.json", "--cpus=0: expected a number of CPUs from 1 to 8192");
         refuses("check --cpus=-1 a.json", "--cpus=-1: expected a number of CPUs from 1 to 8192");
         refuses("check --cpus=4x a.json", "--cpus=4x: expected a number of CPUs from 1 to 8192");
         refuses("admit x --period=10ms", "admit: --runtime=TIME is required");
         refuses("admit x --runtime=1ms", "admit: --period=TIME is required");
-        refuses("admit --runtime=1ms --period=10ms", "admit: missing argument UNIT --runtime TIME --period TIME [--deadline TIME]");
+        refuses("admit --runtime=1ms --period=10ms", "admit: missing argument UNIT --runtime TIME --period TIME [--deadline TIME] [--threads N|all]");
         refuses("admit x --runtime=fast --period=10ms", "--runtime=fast: not a time span (systemd syntax such as 2ms, 500us, 1s)");
         refuses("admit x --runtime=0 --period=10ms", "--runtime=0: must be greater than zero");
         refuses("admit x --runtime=1ms --period=-5ms", "--period=-5ms: not a time span (systemd syntax such as 2ms, 500us, 1s)");

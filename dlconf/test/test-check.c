@@ -55,9 +55,9 @@ static void test_verdicts(void) {
         CheckFile files[] = {
                 { .path = "p/50-demo.json", .text = policy },
                 { .path = "a.service", .text = "[Service]\nSlice=deadline-media.slice\nExecStart=/bin/a\n" },
-                { .path = "a.service.d/dl.conf", .text = "[Service]\nX-DeadlineRuntime=10ms\nX-DeadlinePeriod=40ms\n" },
+                { .path = "a.service.d/dl.conf", .text = "[Service]\nX-DeadlineRuntime=10ms\nX-DeadlinePeriod=40ms\nX-DeadlineThreads=all\n" },
                 { .path = "b.service", .text = "[Service]\nSlice=deadline-media.slice\n" },
-                { .path = "b.service.d/dl.conf", .text = "[Service]\nX-DeadlineRuntime=8ms\nX-DeadlinePeriod=40ms\n" },
+                { .path = "b.service.d/dl.conf", .text = "[Service]\nX-DeadlineRuntime=8ms\nX-DeadlinePeriod=40ms\nX-DeadlineThreads=2\n" },
                 { .path = "c.service", .text = "[Service]\nSlice=deadline-media.slice\n" },
                 { .path = "c.service.d/dl.conf", .text = "[Service]\nX-DeadlineRuntime=12ms\nX-DeadlinePeriod=40ms\n" },
                 { .path = "d.service", .text = "[Service]\nSlice=other.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n" },
@@ -73,8 +73,10 @@ static void test_verdicts(void) {
         is_int(r.diags.n, 0, "no problems");
         is_int(r.n_verdicts, 6, "6 verdicts, in the order given");
         is_int(r.n_refused, 4, "4 refused");
-        ok(r.verdicts[0].admitted && r.verdicts[0].reserved == 4 * ((10000ULL << 20) / 40000), "a admitted, reserves 4 x 25%%");
-        ok(!r.verdicts[1].admitted && r.verdicts[1].refused_by == REFUSED_BY_ADMISSION, "b refused by admission (does not fit)");
+        ok(r.verdicts[0].admitted && r.verdicts[0].reserved == 4 * ((10000ULL << 20) / 40000), "a admitted, reserves 4 x 25%% (X-DeadlineThreads=all)");
+        ok(!r.verdicts[1].admitted && r.verdicts[1].refused_by == REFUSED_BY_ADMISSION, "b refused by admission (2 x 20%% does not fit)");
+        ok(r.verdicts[4].admitted && r.verdicts[4].reserved >= (1000ULL << 20) / 40000 &&
+           r.verdicts[4].reserved < 2 * ((1000ULL << 20) / 40000), "e reserves one thread of 2.5%%, not one per CPU");
         ok(!r.verdicts[2].admitted && r.verdicts[2].refused_by == REFUSED_BY_POLICY, "c refused by policy (larger than max_request)");
         ok(!r.verdicts[3].admitted && !r.verdicts[3].group, "d refused: its slice is in no group");
         ok(r.verdicts[4].admitted, "e admitted: a sub-slice of media's slice belongs to media");
@@ -84,8 +86,10 @@ static void test_verdicts(void) {
         text = text_of(&r, false);
         ok(strstr(text, "Policy valid (1 file). System budget: 50.00% of each CPU = 200.00% on 4 CPUs.\n"
                         "  group media (deadline-media.slice): 30.00% of each CPU = 120.00%, on refusal: degrade\n"
-                        "admitted a.service runtime 10ms deadline 40ms period 40ms in media: reserves 100.00%\n"
-                        "refused  b.service runtime 8ms deadline 40ms period 40ms: refused by admission: EBUSY: ") != NULL,
+                        "admitted a.service runtime 10ms deadline 40ms period 40ms x all threads in media: reserves 100.00%\n"
+                        "refused  b.service runtime 8ms deadline 40ms period 40ms x 2 threads: refused by admission: EBUSY: "
+                        "the reservation for 2 threads of 20.00% of a CPU (40.01% on 4 CPUs) does not fit in group \"media\": 20.00% left\n"
+                        ) != NULL || (printf("# %s", text), false),
            "text: policy summary and verdicts");
         ok(strstr(text, "\n2 admitted, 4 refused.\n") != NULL, "text: totals");
 

@@ -68,7 +68,7 @@ fi
 expect "status" 0 'System budget: 50.00% of each CPU \(500ms every 1s\) on 4 CPUs = 200.00%.*media \(deadline-media.slice\): reserved 120.00%.*demo-greedy.service degraded' "$D" status
 expect "status: no colour or bars into a pipe" 0 '^[^█]*$' "$D" status
 expect "status --color=always: bars" 0 '█' "$D" status --color=always
-expect "list" 0 'UNIT +GROUP +STATE.*demo-media.service +media +admitted +10ms +40ms +40ms +100.00% +1/1 +dropin' "$D" list
+expect "list" 0 'UNIT +GROUP +STATE.*demo-media.service +media +admitted +10ms +40ms +40ms +all +100.00% +1/1 +dropin' "$D" list
 expect "list --no-legend" 0 '^demo-media.service' "$D" list --no-legend
 expect "show" 0 'Reason: EBUSY: the reservation' "$D" show demo-greedy
 expect "show of an unknown unit: exit 1" 1 '^dlconf: nope.service: dld follows no unit nope.service$' "$D" show nope
@@ -92,11 +92,15 @@ else
 	fail "status --json has the daemon's values under the documented names" "$out"
 fi
 expect "admit" 0 '^$' "$D" admit demo-media --runtime=2ms --period=10ms
-expect "  sent as microseconds, deadline 0 = the period" 0 'admit demo-media.service 2000 0 10000' cat "$tmp/fake.out"
+expect "  sent as microseconds, deadline 0 = the period" 0 'admit demo-media.service 2000 0 10000 1$' cat "$tmp/fake.out"
 expect "admit with a deadline" 0 '^$' "$D" admit demo-media.service --runtime=1ms --deadline=5ms --period=10ms
-expect "  deadline sent" 0 'admit demo-media.service 1000 5000 10000' cat "$tmp/fake.out"
-expect "admit refused: exit 3, one line" 3 '^dlconf: demo-greedy.service: refused: EBUSY: the reservation \(8000 us every 40000 us\) does not fit in group "media": 20.00% left$' \
-	"$D" admit demo-greedy --runtime=8ms --period=40ms
+expect "  deadline sent" 0 'admit demo-media.service 1000 5000 10000 1$' cat "$tmp/fake.out"
+expect "admit --threads=all" 0 '^$' "$D" admit demo-media.service --runtime=1ms --period=10ms --threads=all
+expect "  sent as 0 threads" 0 'admit demo-media.service 1000 0 10000 0$' cat "$tmp/fake.out"
+expect "admit --threads=3" 0 '^$' "$D" admit demo-media.service --runtime=1ms --period=10ms --threads=3
+expect "  3 threads sent" 0 'admit demo-media.service 1000 0 10000 3$' cat "$tmp/fake.out"
+expect "admit refused: exit 3, one line" 3 '^dlconf: demo-greedy.service: refused: EBUSY: the reservation for 2 threads of 8000 us every 40000 us does not fit in group "media": 20.00% left$' \
+	"$D" admit demo-greedy --runtime=8ms --period=40ms --threads=2
 expect "admit not allowed: exit 5" 5 '^dlconf: locked.service: permission denied: dld answers root only \(Access denied\)$' \
 	"$D" admit locked --runtime=1ms --period=10ms
 expect "admit of a stopped unit: exit 1" 1 '^dlconf: stopped.service: stopped.service is not running: nothing to admit$' \

@@ -32,17 +32,17 @@ static void sample(DlconfState *s) {
                              BW(60), BW(40), BW(20), 0, 0, 1, strdup("fail") };
         v = dlconf_state_add_service(s);
         *v = (DlconfService) { strdup("demo-media.service"), strdup("media"), strdup("admitted"),
-                               10000, 40000, 40000, BW(100), 1, 1, strdup("dropin"), strdup("") };
+                               10000, 40000, 40000, 0, BW(100), 1, 1, strdup("dropin"), strdup("") };
         v = dlconf_state_add_service(s);
         *v = (DlconfService) { strdup("demo-greedy.service"), strdup("media"), strdup("degraded"),
-                               8000, 40000, 40000, 0, 0, 1, strdup("dropin"),
+                               8000, 40000, 40000, 2, 0, 0, 1, strdup("dropin"),
                                strdup("does not fit: needs 80.00%, group media has 20.00% free") };
         v = dlconf_state_add_service(s);
         *v = (DlconfService) { strdup("demo-control.service"), strdup("control"), strdup("admitted"),
-                               2000, 10000, 20000, BW(40), 2, 3, strdup("manual"), strdup("") };
+                               2000, 10000, 20000, 0, BW(40), 2, 3, strdup("manual"), strdup("") };
         v = dlconf_state_add_service(s);
         *v = (DlconfService) { strdup("stray.service"), strdup(""), strdup("pending"),
-                               1000, 10000, 10000, 0, 0, 0, strdup("dropin"), strdup("") };
+                               1000, 10000, 10000, 1, 0, 0, 0, strdup("dropin"), strdup("") };
 }
 
 static char *capture_status(const DlconfState *s, FormatOptions o) {
@@ -70,16 +70,16 @@ static void test_status_text(void) {
                "\n"
                "media (deadline-media.slice): reserved 120.00% = 30.00% of each CPU (300ms every 1s)\n"
                "    allocated 100.00%, free 20.00%; 1 service (at most 2), requests up to 25.00% of a CPU; on refusal: degrade\n"
-               "    demo-media.service  admitted runtime 10ms deadline 40ms period 40ms, reserves 100.00%, 1/1 threads deadline\n"
-               "    demo-greedy.service degraded runtime 8ms deadline 40ms period 40ms, 0/1 threads deadline\n"
+               "    demo-media.service  admitted runtime 10ms deadline 40ms period 40ms, reserves 100.00% for one thread per CPU, 1/1 threads deadline\n"
+               "    demo-greedy.service degraded runtime 8ms deadline 40ms period 40ms for 2 threads, 0/1 threads deadline\n"
                "                        does not fit: needs 80.00%, group media has 20.00% free\n"
                "\n"
                "control (deadline-control.slice): reserved 60.00% = 15.00% of each CPU (150ms every 1s)\n"
                "    allocated 40.00%, free 20.00%; 1 service; on refusal: fail\n"
-               "    demo-control.service admitted runtime 2ms deadline 10ms period 20ms, reserves 40.00%, 2/3 threads deadline\n"
+               "    demo-control.service admitted runtime 2ms deadline 10ms period 20ms, reserves 40.00% for one thread per CPU, 2/3 threads deadline\n"
                "\n"
                "Not in a deadline group:\n"
-               "    stray.service pending  runtime 1ms deadline 10ms period 10ms, 0/0 threads deadline\n",
+               "    stray.service pending  runtime 1ms deadline 10ms period 10ms for 1 thread, 0/0 threads deadline\n",
                "status, plain text");
         ok(!strchr(plain, '\033'), "no escape sequences when not on a terminal");
         ok(!strstr(plain, "█"), "no bars when not on a terminal");
@@ -148,11 +148,11 @@ static void test_list_and_show(void) {
         format_list(f, &s, &(FormatOptions) { .legend = true });
         fclose(f);
         is_str(text,
-               "UNIT                 GROUP   STATE    RUNTIME DEADLINE PERIOD RESERVED THREADS SOURCE\n"
-               "demo-media.service   media   admitted 10ms    40ms     40ms   100.00%  1/1     dropin\n"
-               "demo-greedy.service  media   degraded 8ms     40ms     40ms   -        0/1     dropin\n"
-               "demo-control.service control admitted 2ms     10ms     20ms   40.00%   2/3     manual\n"
-               "stray.service        -       pending  1ms     10ms     10ms   -        0/0     dropin\n"
+               "UNIT                 GROUP   STATE    RUNTIME DEADLINE PERIOD FOR RESERVED THREADS SOURCE\n"
+               "demo-media.service   media   admitted 10ms    40ms     40ms   all 100.00%  1/1     dropin\n"
+               "demo-greedy.service  media   degraded 8ms     40ms     40ms   2   -        0/1     dropin\n"
+               "demo-control.service control admitted 2ms     10ms     20ms   all 40.00%   2/3     manual\n"
+               "stray.service        -       pending  1ms     10ms     10ms   1   -        0/0     dropin\n"
                "\n4 services listed.\n", "list");
         free(text);
 
@@ -174,7 +174,8 @@ static void test_list_and_show(void) {
                "   Runtime: 8ms\n"
                "  Deadline: 40ms\n"
                "    Period: 40ms\n"
-               " Bandwidth: 20.00% of a CPU\n"
+               " Bandwidth: 20.00% of a CPU per thread\n"
+               "       For: 2 threads\n"
                "  Reserved: nothing\n"
                "   Threads: 0 of 1 SCHED_DEADLINE\n"
                "    Source: drop-in (X-Deadline* keys)\n"
@@ -185,7 +186,7 @@ static void test_list_and_show(void) {
 static void test_json(void) {
         _cleanup_free_ char *status = NULL, *list = NULL, *show = NULL, *pretty = NULL;
         static const char *const service_keys[] = {
-                "unit", "group", "state", "runtime_usec", "deadline_usec", "period_usec", "reserved",
+                "unit", "group", "state", "runtime_usec", "deadline_usec", "period_usec", "threads_requested", "reserved",
                 "threads", "threads_total", "source", "reason",
         };
         static const char *const group_keys[] = {
@@ -236,7 +237,7 @@ static void test_json(void) {
         show = format_show_json(&s.services[1], JSON_SHORT);
         is_str(show,
                "{\"unit\":\"demo-greedy.service\",\"group\":\"media\",\"state\":\"degraded\",\"runtime_usec\":8000,"
-               "\"deadline_usec\":40000,\"period_usec\":40000,\"reserved\":0,\"threads\":0,\"threads_total\":1,"
+               "\"deadline_usec\":40000,\"period_usec\":40000,\"threads_requested\":2,\"reserved\":0,\"threads\":0,\"threads_total\":1,"
                "\"source\":\"dropin\",\"reason\":\"does not fit: needs 80.00%, group media has 20.00% free\"}\n",
                "show --json, exactly");
         pretty = format_show_json(&s.services[1], JSON_PRETTY);

@@ -6,14 +6,16 @@ int main(void) {
         static const SystemBudget defaults = SYSTEM_BUDGET_DEFAULTS;
         Policy p = {};
         DiagList d = {};
-        Verdict v[6];
-        ServiceRequest reqs[6] = {
-                { "a.service", "deadline-media.slice", NULL, 2000, 10000, 100000 },    /* 2% */
-                { "b.service", "deadline-media.slice", "media", 3000, 10000, 100000 }, /* 3% */
-                { "c.service", "deadline-media.slice", NULL, 5000, 10000, 100000 },    /* 5% > max 4% */
-                { "d.service", "system.slice", NULL, 1000, 10000, 100000 },            /* no group */
-                { "e.service", "deadline-media.slice", NULL, 1000, 10000, 100000 },    /* 1%: only 0% left */
-                { "f.service", "deadline-ctl.slice", "media", 1000, 10000, 100000 },   /* wrong slice */
+        Verdict v[7];
+        /* media: 5% of each of 2 CPUs, 2 x 52428 = 104856. */
+        ServiceRequest reqs[7] = {
+                { "a.service", "deadline-media.slice", NULL, 2000, 10000, 100000, DL_THREADS_ALL },  /* 2 x 2% */
+                { "b.service", "deadline-media.slice", "media", 3000, 10000, 100000, 1 }, /* 3% (rounded up) */
+                { "c.service", "deadline-media.slice", NULL, 5000, 10000, 100000, 1 },    /* 5% > max 4% */
+                { "d.service", "system.slice", NULL, 1000, 10000, 100000, 1 },            /* no group */
+                { "e.service", "deadline-media.slice", NULL, 1000, 10000, 100000, 4 },    /* 4%: 3% left */
+                { "f.service", "deadline-ctl.slice", "media", 1000, 10000, 100000, 1 },   /* wrong slice */
+                { "g.service", "deadline-ctl.slice", NULL, 8000, 10000, 10000, 3 },       /* 3 x 80% on 2 CPUs */
         };
         int r;
 
@@ -27,21 +29,27 @@ int main(void) {
                 r = policy_validate(&p, &defaults, &d);
         is_int(r, 0, "policy valid");
 
-        is_int(policy_predict(&p, 2, reqs, 6, v), 0, "prediction runs");
+        is_int(policy_predict(&p, 2, reqs, 7, v), 0, "prediction runs");
         ok(v[0].admitted && v[0].group == 0, "a: admitted in media");
+        is_int(v[0].reserved, 2 * 20971, "a: reserves its request on each CPU (X-DeadlineThreads=all)");
         ok(v[1].admitted && v[1].group == 0, "b: admitted in media by name");
+        /* 1500us per CPU would be 2 x 15728 < 31457: 1501us. */
+        is_int(v[1].reserved, 2 * 15739, "b: reserves one thread, rounded up to hold it");
         ok(!v[2].admitted && v[2].refused_by == REFUSED_BY_POLICY, "c: refused by policy");
         is_str(v[2].reason, "the request (5.00% of a CPU) is larger than group \"media\" allows (max_request_percent 4.00%)", "c: reason");
         ok(!v[3].admitted && v[3].group == -1, "d: no group");
         is_str(v[3].reason, "the unit's slice system.slice belongs to no deadline group of the policy", "d: reason");
         ok(!v[4].admitted && v[4].refused_by == REFUSED_BY_ADMISSION, "e: refused by admission");
-        is_str(v[4].reason, "EBUSY: the reservation (1.00% of a CPU on each of 2 CPUs = 2.00%) does not fit in group \"media\": 0.00% left",
-               "e: reason names the free bandwidth");
+        is_str(v[4].reason, "EBUSY: the reservation for 4 threads of 1.00% of a CPU (4.00% on 2 CPUs) does not fit in group \"media\": 3.00% left",
+               "e: reason names the threads and the free bandwidth");
         ok(!v[5].admitted, "f: refused");
         is_str(v[5].reason, "the unit is in deadline-ctl.slice, outside group \"media\" (deadline-media.slice); set Slice=deadline-media.slice",
                "f: reason");
 
-        verdicts_done(v, 6);
+        ok(!v[6].admitted && v[6].refused_by == REFUSED_BY_ADMISSION, "g: refused by admission");
+        is_str(v[6].reason, "ERANGE: 3 threads of 80.00% of a CPU (X-DeadlineThreads=3) need more than the 2 CPUs", "g: reason");
+
+        verdicts_done(v, 7);
         policy_done(&p);
         diag_list_done(&d);
         return tap_done();
