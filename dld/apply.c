@@ -47,7 +47,7 @@ static const char *step_target(const PlanStep *s, const ApplyGroup *groups) {
         return s->knob == KNOB_GROUP_RUNTIME || s->knob == KNOB_GROUP_PERIOD ? groups[s->group].slice : "/proc/sys/kernel";
 }
 
-int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **ret_message) {
+int manager_apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
         _cleanup_free_ ApplyGroup *ag = NULL;
         _cleanup_free_ PlanGroup *pg = NULL;
         _cleanup_free_ PlanStep *steps = NULL;
@@ -60,12 +60,12 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
 
         r = kernelfs_read_budget(m->kfs, &cur);
         if (r < 0)
-                return set_error(ret_error, ret_message, DLD_ERROR_KERNEL_UNSUPPORTED,
-                            "cannot read the deadline sysctls: %s", strerror(-r));
+                return sd_bus_error_setf(error, DLD_ERROR_KERNEL_UNSUPPORTED,
+                                         "cannot read the deadline sysctls: %s", strerror(-r));
         if (np->n_groups > 0 && !m->dl_groups)
-                return set_error(ret_error, ret_message, DLD_ERROR_KERNEL_UNSUPPORTED,
-                            "the policy has groups, but the kernel has no per-cgroup deadline bandwidth "
-                            "(cpu.dl_runtime_us, CONFIG_DEADLINE_GROUP_SCHED)");
+                return sd_bus_error_set(error, DLD_ERROR_KERNEL_UNSUPPORTED,
+                                        "the policy has groups, but the kernel has no per-cgroup deadline bandwidth "
+                                        "(cpu.dl_runtime_us, CONFIG_DEADLINE_GROUP_SCHED)");
         (void) kernelfs_read_total_bw(m->kfs, &total_bw);
 
         /* The groups of the new policy, then those of the old one it drops
@@ -92,9 +92,9 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
                 if (is_new) {
                         r = ensure_slice(m, g->slice, &ag[n].cgroup);
                         if (r < 0) {
-                                r = set_error(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
-                                         "%s: group \"%s\": slice %s has no cpu.dl_runtime_us: %s",
-                                         g->file, g->name, g->slice, strerror(-r));
+                                (void) sd_bus_error_setf(error, DLD_ERROR_APPLY_FAILED,
+                                                         "%s: group \"%s\": slice %s has no cpu.dl_runtime_us: %s",
+                                                         g->file, g->name, g->slice, strerror(-r));
                                 goto finish;
                         }
                         pg[n].want_runtime_us = g->runtime_us;
@@ -136,9 +136,9 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
 
         r = plan_writes(&model, pg, n, &np->system, &steps, &n_steps, &blocked);
         if (r < 0) {
-                r = set_error(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
-                         "the kernel would refuse %s=%" PRId64 " (%s): %s; what is allocated now does not fit the policy",
-                         plan_knob_name(blocked.knob), blocked.value, step_target(&blocked, ag), strerror(-r));
+                (void) sd_bus_error_setf(error, DLD_ERROR_APPLY_FAILED,
+                                         "the kernel would refuse %s=%" PRId64 " (%s): %s; what is allocated now does not fit the policy",
+                                         plan_knob_name(blocked.knob), blocked.value, step_target(&blocked, ag), strerror(-r));
                 goto finish;
         }
 
@@ -154,10 +154,10 @@ int manager_apply_policy(Manager *m, Policy *np, const char **ret_error, char **
                 while (done-- > 0)
                         if (write_step(m, &steps[done], ag, steps[done].old_value) < 0)
                                 undo_errors++;
-                r = set_error(ret_error, ret_message, DLD_ERROR_APPLY_FAILED,
-                         "the kernel refused %s=%" PRId64 " (%s): %s; %s",
-                         plan_knob_name(s->knob), s->value, step_target(s, ag), strerror(-r),
-                         undo_errors ? "some earlier writes could not be undone" : "earlier writes undone");
+                (void) sd_bus_error_setf(error, DLD_ERROR_APPLY_FAILED,
+                                         "the kernel refused %s=%" PRId64 " (%s): %s; %s",
+                                         plan_knob_name(s->knob), s->value, step_target(s, ag), strerror(-r),
+                                         undo_errors ? "some earlier writes could not be undone" : "earlier writes undone");
                 goto finish;
         }
         log_info("policy applied with %zu kernel write(s)", n_steps);

@@ -6,6 +6,6 @@
 
 #include "manager.h"
 
-/* 0, or a negative errno with *ret_error_name (a DLD_ERROR_*) and
- * *ret_message set; the previous policy is then in force again. */
-int manager_apply_policy(Manager *m, Policy *np, const char **ret_error_name, char **ret_message);
+/* 0, or a negative errno with error set (a DLD_ERROR_* and why); the
+ * previous policy is then in force again. */
+int manager_apply_policy(Manager *m, Policy *np, sd_bus_error *error);

@@ -25,13 +25,6 @@ static int check_root(sd_bus_message *msg, sd_bus_error *error) {
         return 0;
 }
 
-static int reply_error(sd_bus_error *error, const char *name, char *message, int r) {
-        int k = sd_bus_error_set(error, name ?: DLD_ERROR_REFUSED, message ?: strerror(r < 0 ? -r : r));
-
-        free(message);
-        return k;
-}
-
 static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -166,8 +159,7 @@ static int method_get_service(sd_bus_message *msg, void *userdata, sd_bus_error 
 
 static int method_admit_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *unit, *error_name = NULL;
-        char *message = NULL;
+        const char *unit;
         uint64_t runtime, deadline, period;
         uint32_t threads;
         int r;
@@ -176,39 +168,36 @@ static int method_admit_unit(sd_bus_message *msg, void *userdata, sd_bus_error *
                 return r;
         if ((r = sd_bus_message_read(msg, "stttu", &unit, &runtime, &deadline, &period, &threads)) < 0)
                 return r;
-        r = manager_admit_manual(m, unit, runtime, deadline, period, threads_from_bus(threads), &error_name, &message);
+        r = manager_admit_manual(m, unit, runtime, deadline, period, threads_from_bus(threads), error);
         if (r < 0)
-                return reply_error(error, error_name, message, r);
+                return r;
         return sd_bus_reply_method_return(msg, NULL);
 }
 
 static int method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *unit, *error_name = NULL;
-        char *message = NULL;
+        const char *unit;
         int r;
 
         if ((r = check_root(msg, error)) < 0)
                 return r;
         if ((r = sd_bus_message_read(msg, "s", &unit)) < 0)
                 return r;
-        r = manager_release_manual(m, unit, &error_name, &message);
+        r = manager_release_manual(m, unit, error);
         if (r < 0)
-                return reply_error(error, error_name, message, r);
+                return r;
         return sd_bus_reply_method_return(msg, NULL);
 }
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *error_name = NULL;
-        char *message = NULL;
         int r;
 
         if ((r = check_root(msg, error)) < 0)
                 return r;
-        r = manager_reload(m, &error_name, &message);
+        r = manager_reload(m, error);
         if (r < 0)
-                return reply_error(error, error_name, message, r);
+                return r;
         return sd_bus_reply_method_return(msg, NULL);
 }
 

@@ -18,9 +18,28 @@
 #include "timespan.h"
 #include "unitname.h"
 
+/* The errno each of dld's D-Bus errors stands for: what
+ * sd_bus_error_set() returns for it, below the bus as on it. */
+static const sd_bus_error_map dld_errors[] = {
+        SD_BUS_ERROR_MAP(DLD_ERROR_REFUSED, EBUSY),
+        SD_BUS_ERROR_MAP(DLD_ERROR_INVALID_REQUEST, EINVAL),
+        SD_BUS_ERROR_MAP(DLD_ERROR_NO_SUCH_UNIT, ENOENT),
+        SD_BUS_ERROR_MAP(DLD_ERROR_UNIT_NOT_ACTIVE, ESRCH),
+        SD_BUS_ERROR_MAP(DLD_ERROR_NOT_IN_GROUP, EPERM),
+        SD_BUS_ERROR_MAP(DLD_ERROR_NO_SUCH_SERVICE, ENOENT),
+        SD_BUS_ERROR_MAP(DLD_ERROR_POLICY_INVALID, EINVAL),
+        SD_BUS_ERROR_MAP(DLD_ERROR_APPLY_FAILED, EIO),
+        SD_BUS_ERROR_MAP(DLD_ERROR_KERNEL_UNSUPPORTED, EOPNOTSUPP),
+        SD_BUS_ERROR_MAP_END,
+};
+
 int manager_new(const ManagerOptions *o, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
         int r;
+
+        r = sd_bus_error_add_map(dld_errors);
+        if (r < 0)
+                return r;
 
         m = calloc(1, sizeof(Manager));
         if (!m)
@@ -123,8 +142,9 @@ static int save_applied_policy(Manager *m) {
         return 0;
 }
 
-static int load_policy_from(Manager *m, const char *dir, const char **ret_error, char **ret_message) {
-        _cleanup_free_ char *files = NULL, *msg = NULL;
+/* error: never NULL (the callers word their own messages with it). */
+static int load_policy_from(Manager *m, const char *dir, sd_bus_error *error) {
+        _cleanup_free_ char *files = NULL, *msg = NULL, *first = NULL;
         Policy np = {};
         DiagList d = {};
         SystemBudget cur;
@@ -132,8 +152,8 @@ static int load_policy_from(Manager *m, const char *dir, const char **ret_error,
 
         r = kernelfs_read_budget(m->kfs, &cur);
         if (r < 0) {
-                set_error(ret_error, ret_message, DLD_ERROR_KERNEL_UNSUPPORTED,
-                          "cannot read the deadline sysctls: %s", strerror(-r));
+                (void) sd_bus_error_setf(error, DLD_ERROR_KERNEL_UNSUPPORTED,
+                                         "cannot read the deadline sysctls: %s", strerror(-r));
                 return r;
         }
 
@@ -144,33 +164,34 @@ static int load_policy_from(Manager *m, const char *dir, const char **ret_error,
                 r = policy_validate(&np, &cur, &d);
         files = files_list(np.files);
         if (r < 0) {
-                *ret_error = DLD_ERROR_POLICY_INVALID;
-                *ret_message = d.n > 0 ? diag_format(&d.items[0]) : strdup(strerror(-r));
+                first = d.n > 0 ? diag_format(&d.items[0]) : strdup(strerror(-r));
+                (void) sd_bus_error_set(error, DLD_ERROR_POLICY_INVALID, first ?: "?");
                 for (size_t i = 0; i < d.n; i++) {
                         _cleanup_free_ char *line = diag_format(&d.items[i]);
                         log_error("policy: %s", line ?: d.items[i].message);
                 }
                 if (asprintf(&msg, "policy in %s rejected (%zu problem(s), first: %s); the previous policy stays in force",
-                             dir, d.n, *ret_message ?: "?") >= 0)
+                             dir, d.n, first ?: "?") >= 0)
                         journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_ERR, files ?: "", msg);
                 /* systemctl status shows it until the next reload. */
                 (void) sd_notifyf(false, "STATUS=Policy rejected: %s; the previous one (%zu group(s)) stays in force",
-                                  *ret_message ?: "?", m->policy.n_groups);
+                                  first ?: "?", m->policy.n_groups);
                 diag_list_done(&d);
                 policy_done(&np);
                 return -EINVAL;
         }
         diag_list_done(&d);
 
-        r = manager_apply_policy(m, &np, ret_error, ret_message);
+        r = manager_apply_policy(m, &np, error);
         if (r < 0) {
-                if (asprintf(&msg, "policy in %s not applied: %s; the previous policy stays in force",
-                             dir, *ret_message ?: strerror(-r)) >= 0) {
+                const char *why = sd_bus_error_is_set(error) ? error->message : strerror(-r);
+
+                if (asprintf(&msg, "policy in %s not applied: %s; the previous policy stays in force", dir, why) >= 0) {
                         log_error("%s", msg);
                         journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_ERR, files ?: "", msg);
                 }
                 (void) sd_notifyf(false, "STATUS=Policy not applied: %s; the previous one (%zu group(s)) stays in force",
-                                  *ret_message ?: strerror(-r), m->policy.n_groups);
+                                  why, m->policy.n_groups);
                 policy_done(&np);
                 return r;
         }
@@ -200,8 +221,10 @@ static int load_policy_from(Manager *m, const char *dir, const char **ret_error,
         return 0;
 }
 
-int manager_reload(Manager *m, const char **ret_error, char **ret_message) {
-        return load_policy_from(m, m->policy_dir, ret_error, ret_message);
+int manager_reload(Manager *m, sd_bus_error *error) {
+        _cleanup_(sd_bus_error_free) sd_bus_error local = SD_BUS_ERROR_NULL;
+
+        return load_policy_from(m, m->policy_dir, error ?: &local);
 }
 
 /* At start, when the policy on disk is rejected: the one dld last applied. */
@@ -209,15 +232,15 @@ static int restore_applied_policy(Manager *m, const char *why) {
         static const char * const subdirs[] = { "applied", "applied.old" };
 
         for (size_t i = 0; i < ELEMENTSOF(subdirs); i++) {
-                _cleanup_free_ char *dir = NULL, *message = NULL, *msg = NULL;
-                const char *error_name = NULL;
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                _cleanup_free_ char *dir = NULL, *msg = NULL;
                 struct stat st;
 
                 if (asprintf(&dir, "%s/%s", m->run_dir, subdirs[i]) < 0)
                         return -ENOMEM;
                 if (stat(dir, &st) < 0)
                         continue;
-                if (load_policy_from(m, dir, &error_name, &message) < 0)
+                if (load_policy_from(m, dir, &error) < 0)
                         continue;
                 if (asprintf(&msg, "the policy in %s was rejected (%s): enforcing the policy last applied, kept in %s",
                              m->policy_dir, why, dir) >= 0) {
@@ -234,12 +257,10 @@ static int restore_applied_policy(Manager *m, const char *why) {
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
-        _cleanup_free_ char *message = NULL;
-        const char *error_name = NULL;
 
         (void) s, (void) si;
         (void) sd_notify(false, "RELOADING=1");
-        (void) manager_reload(m, &error_name, &message);
+        (void) manager_reload(m, NULL);         /* logged and in STATUS= */
         (void) sd_notify(false, "READY=1");
         return 0;
 }
@@ -367,8 +388,7 @@ static void clean_manual(Manager *m) {
 }
 
 int manager_start(Manager *m) {
-        _cleanup_free_ char *message = NULL;
-        const char *error_name = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         SystemBudget cur;
         sigset_t ss;
         int r;
@@ -425,8 +445,8 @@ int manager_start(Manager *m) {
                 return r;
         }
         /* The policy first (groups must exist before units are admitted in them). */
-        if (manager_reload(m, &error_name, &message) < 0 && restore_applied_policy(m, message ?: "?") < 0)
-                log_error("starting without a policy: %s", message ?: "?");
+        if (manager_reload(m, &error) < 0 && restore_applied_policy(m, error.message ?: "?") < 0)
+                log_error("starting without a policy: %s", error.message ?: "?");
         r = sync_units(m);
         if (r < 0)
                 return r;

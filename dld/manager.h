@@ -79,7 +79,7 @@ int manager_start(Manager *m);
 int manager_publish(Manager *m);
 int manager_run(Manager *m);
 
-/* Reads the policy directory and applies it, all or nothing. On failure the
- * previous policy stays; *ret_error_name is a DLD_ERROR_* and *ret_message
- * says why (both set on failure only; message malloc'ed). */
-int manager_reload(Manager *m, const char **ret_error_name, char **ret_message);
+/* Reads the policy directory and applies it, all or nothing. On failure
+ * the previous policy stays, the reason is logged, and error (if not NULL)
+ * gets a DLD_ERROR_* with it. */
+int manager_reload(Manager *m, sd_bus_error *error);

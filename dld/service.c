@@ -332,7 +332,8 @@ static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const 
                 s->state = SERVICE_DEGRADED;
 }
 
-static int service_admit(Manager *m, Service *s, bool take_action, const char **ret_error, char **ret_message) {
+/* error may be NULL (a unit that became active: the refusal is logged). */
+static int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error) {
         ServiceRequest sr = service_request(s, &s->req);
         _cleanup_free_ char *reason = NULL;
         uint64_t free_bw;
@@ -351,8 +352,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
                 return r;
         if (r < 0) {
                 service_refuse(m, s, REFUSED_BY_POLICY, EPERM, reason, group_free_bw(m, s->group), take_action);
-                *ret_error = gi < 0 ? DLD_ERROR_NOT_IN_GROUP : DLD_ERROR_REFUSED;
-                *ret_message = TAKE_PTR(reason);
+                (void) sd_bus_error_set(error, gi < 0 ? DLD_ERROR_NOT_IN_GROUP : DLD_ERROR_REFUSED, reason);
                 return -EPERM;
         }
 
@@ -361,8 +361,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
         if (r == -ENOENT && systemd_set_cpu_weight(m->bus, s->unit) >= 0)
                 r = wait_for_dl_file(m->kfs, s->cgroup, 2 * USEC_PER_SEC);
         if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
-                *ret_error = DLD_ERROR_UNIT_NOT_ACTIVE;
-                *ret_message = strdup("the unit stopped");
+                (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
                 return -ESRCH;  /* gone meanwhile: nothing to refuse */
         }
         if (r < 0) {
@@ -371,15 +370,13 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
                         : "the unit's cgroup has no cpu.dl_runtime_us (cpu controller not enabled)";
 
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, why, DL_BW_UNLIMITED, take_action);
-                *ret_error = !m->dl_groups ? DLD_ERROR_KERNEL_UNSUPPORTED : DLD_ERROR_REFUSED;
-                *ret_message = strdup(why);
+                (void) sd_bus_error_set(error, !m->dl_groups ? DLD_ERROR_KERNEL_UNSUPPORTED : DLD_ERROR_REFUSED, why);
                 return r;
         }
 
         r = reservation_set(m, s);
         if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
-                *ret_error = DLD_ERROR_UNIT_NOT_ACTIVE;
-                *ret_message = strdup("the unit stopped");
+                (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
                 return -ESRCH;
         }
         if (r < 0) {
@@ -388,8 +385,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
                 if (!reason)
                         return -ENOMEM;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, free_bw, take_action);
-                *ret_error = DLD_ERROR_REFUSED;
-                *ret_message = TAKE_PTR(reason);
+                (void) sd_bus_error_set(error, DLD_ERROR_REFUSED, reason);
                 return r;
         }
 
@@ -399,8 +395,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, const char **
                 if (!reason)
                         return -ENOMEM;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, group_free_bw(m, s->group), take_action);
-                *ret_error = DLD_ERROR_REFUSED;
-                *ret_message = TAKE_PTR(reason);
+                (void) sd_bus_error_set(error, DLD_ERROR_REFUSED, reason);
                 return r;
         }
 
@@ -440,9 +435,7 @@ static int service_new(Manager *m, const char *unit, const UnitInfo *u, Deadline
 int manager_unit_active(Manager *m, const char *unit) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(unit_info_done) UnitInfo u = {};
-        _cleanup_free_ char *message = NULL;
         DeadlineRequest req;
-        const char *error_name;
         bool manual;
         Service *s;
         int r;
@@ -472,7 +465,7 @@ int manager_unit_active(Manager *m, const char *unit) {
                 log_info("%s: released by hand in this run of the unit: not admitted again", unit);
                 return 0;
         }
-        r = service_admit(m, s, true, &error_name, &message);
+        r = service_admit(m, s, true, NULL);
         if (r == -ESRCH)
                 service_forget(m, s);
         return r == -ENOMEM ? r : 0;
@@ -505,7 +498,7 @@ static int write_manual(Manager *m, const char *unit, const DeadlineRequest *req
 /* A new request by hand for an admitted service: the new reservation and
  * parameters replace the old ones only if all of them are accepted; a
  * refusal leaves the working admission exactly as it was. */
-static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const char **ret_error, char **ret_message) {
+static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_error *error) {
         ServiceRequest sr = service_request(s, req);
         _cleanup_free_ char *reason = NULL, *why = NULL;
         DeadlineRequest old = s->req;
@@ -551,8 +544,7 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const c
                             refused_by_to_string(by), reason);
                 if (asprintf(&why, "%s; the existing admission stays as it was", reason) < 0)
                         return -ENOMEM;
-                *ret_error = DLD_ERROR_REFUSED;
-                *ret_message = TAKE_PTR(why);
+                (void) sd_bus_error_set(error, DLD_ERROR_REFUSED, why);
                 return r;
         }
         deadline_request_done(&old);
@@ -564,7 +556,7 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, const c
 }
 
 int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
-                         unsigned threads, const char **ret_error, char **ret_message) {
+                         unsigned threads, sd_bus_error *error) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(unit_info_done) UnitInfo u = {};
         DeadlineRequest req = {
@@ -575,26 +567,26 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
         int r;
 
         if (!unit_name_is_service(unit))
-                return set_error(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST, "\"%s\" is not a service unit name", unit);
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST, "\"%s\" is not a service unit name", unit);
         problem = dl_task_params_problem(req.runtime_usec, req.deadline_usec, req.period_usec);
         if (problem)
-                return set_error(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST,
-                                     "runtime %" PRIu64 "us, deadline %" PRIu64 "us, period %" PRIu64 "us: %s",
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
+                                         "runtime %" PRIu64 "us, deadline %" PRIu64 "us, period %" PRIu64 "us: %s",
                                      req.runtime_usec, req.deadline_usec, req.period_usec, problem);
         if (threads == 0 || (threads > DL_THREADS_MAX && threads != DL_THREADS_ALL))
-                return set_error(ret_error, ret_message, DLD_ERROR_INVALID_REQUEST,
-                                 "%u threads: the count is 1 to %u, or all", threads, DL_THREADS_MAX);
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
+                                         "%u threads: the count is 1 to %u, or all", threads, DL_THREADS_MAX);
         r = systemd_unit_info(m->bus, unit, &u, &e);
         if (r < 0 || streq_ptr(u.load_state, "not-found"))
-                return set_error(ret_error, ret_message, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
+                return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
         if (!streq_ptr(u.active_state, "active") && !streq_ptr(u.active_state, "reloading"))
-                return set_error(ret_error, ret_message, DLD_ERROR_UNIT_NOT_ACTIVE,
-                                     "%s is %s, not active: nothing to admit", unit, u.active_state ?: "unknown");
+                return sd_bus_error_setf(error, DLD_ERROR_UNIT_NOT_ACTIVE,
+                                         "%s is %s, not active: nothing to admit", unit, u.active_state ?: "unknown");
 
         release_forget(m, unit);
         s = manager_find_service(m, unit);
         if (s && s->state == SERVICE_ADMITTED) {
-                r = service_readmit(m, s, &req, ret_error, ret_message);
+                r = service_readmit(m, s, &req, error);
                 deadline_request_done(&req);
         } else {
                 if (s) {
@@ -606,7 +598,7 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
                         if (r < 0)
                                 return r;
                 }
-                r = service_admit(m, s, false, ret_error, ret_message);
+                r = service_admit(m, s, false, error);
                 if (r == -ESRCH)
                         service_forget(m, s);
         }
@@ -618,13 +610,13 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
         return 0;
 }
 
-int manager_release_manual(Manager *m, const char *unit, const char **ret_error, char **ret_message) {
+int manager_release_manual(Manager *m, const char *unit, sd_bus_error *error) {
         Service *s = manager_find_service(m, unit);
         _cleanup_free_ char *mpath = manual_path(m, unit);
         int r;
 
         if (!s)
-                return set_error(ret_error, ret_message, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
+                return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
         if (mpath)
                 (void) unlink(mpath);
         r = release_record(m, unit, s->invocation);

@@ -17,11 +17,11 @@ int manager_unit_active(Manager *m, const char *unit);
 void manager_unit_inactive(Manager *m, const char *unit);
 
 /* Admits by hand / releases by hand (bus); threads as X-DeadlineThreads=
- * (DL_THREADS_ALL: one per CPU). 0, or a negative errno with
- * *ret_error_name and *ret_message set. */
+ * (DL_THREADS_ALL: one per CPU). 0, or a negative errno with error set to
+ * a DLD_ERROR_* and why (-ENOMEM alone: not set). */
 int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
-                         unsigned threads, const char **ret_error_name, char **ret_message);
-int manager_release_manual(Manager *m, const char *unit, const char **ret_error_name, char **ret_message);
+                         unsigned threads, sd_bus_error *error);
+int manager_release_manual(Manager *m, const char *unit, sd_bus_error *error);
 
 /* Drops dld's memory of every service, leaving the kernel as it is. */
 void manager_forget_services(Manager *m);

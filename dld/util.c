@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -146,15 +145,4 @@ const char *config_file_error(int r) {
         default:
                 return strerror(-r);
         }
-}
-
-int set_error(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) {
-        va_list ap;
-
-        *ret_error = name;
-        va_start(ap, fmt);
-        if (vasprintf(ret_message, fmt, ap) < 0)
-                *ret_message = NULL;
-        va_end(ap);
-        return -EINVAL;
 }

@@ -90,7 +90,3 @@ int write_full_file(const char *path, const char *text);
 #define CONFIG_FILE_MAX_TEXT "1 MiB"
 int read_config_file(const char *path, char **ret, size_t *ret_size);
 const char *config_file_error(int r);
-
-/* Sets the D-Bus error name and a formatted message for the caller (the
- * failure contract of manager_reload() and friends); returns -EINVAL. */
-int set_error(const char **ret_error, char **ret_message, const char *name, const char *fmt, ...) _printf_(4, 5);
