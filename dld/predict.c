@@ -61,23 +61,35 @@ int policy_check_request(const Policy *p, const ServiceRequest *req, unsigned ad
         return 0;
 }
 
-char *reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left) {
-        char one[PERCENT_MAX], all[PERCENT_MAX], free_pct[PERCENT_MAX], th[16];
+char *reservation_describe(const ServiceRequest *req, unsigned cpus) {
+        char one[PERCENT_MAX], all[PERCENT_MAX];
         unsigned n = dl_threads_count(req->threads, cpus);
         uint64_t rt;
         char *s;
 
-        bw_to_percent(one, sizeof(one), dl_to_ratio(req->period_usec, req->runtime_usec));
-        threads_to_string(th, sizeof(th), req->threads);
-        if (k == -ERANGE)
-                return asprintf(&s, "ERANGE: %u threads of %s of a CPU (X-DeadlineThreads=%s) need more than the %u CPUs",
-                                n, one, th, cpus) < 0 ? NULL : s;
         if (dl_threads_runtime(req->runtime_usec, req->period_usec, req->threads, cpus, &rt) < 0)
                 rt = 0;
-        bw_to_percent(all, sizeof(all), dl_capacity(cpus, (int64_t) rt, req->period_usec));
-        return asprintf(&s, "%s: the reservation for %u thread%s of %s of a CPU (%s on %u CPUs) does not fit in group \"%s\": %s left",
-                        k == -EPERM ? "EPERM" : k == -EINVAL ? "EINVAL" : "EBUSY",
-                        n, n == 1 ? "" : "s", one, all, cpus, group,
+        return asprintf(&s, "the reservation for %u thread%s of %s of a CPU (%s on %u CPUs)", n, n == 1 ? "" : "s",
+                        bw_to_percent(one, sizeof(one), dl_to_ratio(req->period_usec, req->runtime_usec)),
+                        bw_to_percent(all, sizeof(all), dl_capacity(cpus, (int64_t) rt, req->period_usec)),
+                        cpus) < 0 ? NULL : s;
+}
+
+char *reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left) {
+        _cleanup_free_ char *what = NULL;
+        char one[PERCENT_MAX], free_pct[PERCENT_MAX], th[16];
+        char *s;
+
+        if (k == -ERANGE)
+                return asprintf(&s, "ERANGE: %u threads of %s of a CPU (X-DeadlineThreads=%s) need more than the %u CPUs",
+                                dl_threads_count(req->threads, cpus),
+                                bw_to_percent(one, sizeof(one), dl_to_ratio(req->period_usec, req->runtime_usec)),
+                                threads_to_string(th, sizeof(th), req->threads), cpus) < 0 ? NULL : s;
+        what = reservation_describe(req, cpus);
+        if (!what)
+                return NULL;
+        return asprintf(&s, "%s: %s does not fit in group \"%s\": %s left",
+                        k == -EPERM ? "EPERM" : k == -EINVAL ? "EINVAL" : "EBUSY", what, group,
                         left == DL_BW_UNLIMITED ? "unlimited" : bw_to_percent(free_pct, sizeof(free_pct), left)) < 0 ? NULL : s;
 }
 

@@ -43,6 +43,10 @@ typedef struct Verdict {
         uint64_t reserved;      /* bandwidth the unit's cgroup reserves, when admitted */
 } Verdict;
 
+/* "the reservation for 2 threads of 10.00% of a CPU (20.01% on 4 CPUs)":
+ * what the unit's cgroup reserves for req. malloc'ed, NULL on ENOMEM. */
+char *reservation_describe(const ServiceRequest *req, unsigned cpus);
+
 /* Words why a reservation for req's threads could not be made in group
  * (k: its errno; -ERANGE: they need more than the cpus CPUs), with what is
  * left there (DL_BW_UNLIMITED: unknown). malloc'ed, NULL on ENOMEM. */

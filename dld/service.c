@@ -291,14 +291,18 @@ static ServiceRequest service_request(const Service *s, const DeadlineRequest *r
 /* Why the kernel (or the CPU count) refused the reservation for req. */
 static char *reservation_refused(Manager *m, const Service *s, const DeadlineRequest *req, int err, uint64_t free_bw) {
         ServiceRequest sr = service_request(s, req);
-        _cleanup_free_ char *why = reservation_refusal(&sr, s->group ?: "-", kernelfs_cpus(m->kfs), err, free_bw);
+        _cleanup_free_ char *what = NULL;
+        char left[PERCENT_MAX];
         char *reason;
 
-        if (!why)
-                return NULL;
         if (err == -ERANGE)
-                return TAKE_PTR(why);
-        return asprintf(&reason, "the kernel refused it in %s (%s). %s", s->cgroup, strerror(-err), why) < 0 ? NULL : reason;
+                return reservation_refusal(&sr, s->group ?: "-", kernelfs_cpus(m->kfs), err, free_bw);
+        what = reservation_describe(&sr, kernelfs_cpus(m->kfs));
+        if (!what || asprintf(&reason, "the kernel refused %s in %s (%s): %s left in the group", what, s->cgroup,
+                              strerror(-err), free_bw == DL_BW_UNLIMITED ? "unknown" :
+                              bw_to_percent(left, sizeof(left), free_bw)) < 0)
+                return NULL;
+        return reason;
 }
 
 static int set_reason(Service *s, const char *reason) {

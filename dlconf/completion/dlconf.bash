@@ -24,6 +24,7 @@ _dlconf() {
         --json) COMPREPLY=($(compgen -W "short pretty" -- "$cur")); return ;;
         --runtime|--period|--deadline) COMPREPLY=($(compgen -W "500us 1ms 2ms 5ms 10ms 20ms 40ms 100ms" -- "$cur")); return ;;
         --cpus) COMPREPLY=($(compgen -W "$(seq 1 "$(nproc)")" -- "$cur")); return ;;
+        --threads) COMPREPLY=($(compgen -W "1 2 3 4 all" -- "$cur")); return ;;
     esac
     [[ $cur == --*=* ]] && return
 
@@ -32,7 +33,7 @@ _dlconf() {
         case $verb in
             status|list|show) opts+=" --json=" ;;
             check) opts+=" --json= --cpus=" ;;
-            admit) opts+=" --runtime= --period= --deadline=" ;;
+            admit) opts+=" --runtime= --period= --deadline= --threads=" ;;
         esac
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         [[ ${COMPREPLY-} == *= ]] && compopt -o nospace
