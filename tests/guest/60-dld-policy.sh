@@ -61,7 +61,7 @@ rm -f "$DLD_POLICY_DIR/61-broken.json"
 write_policy 62-escaped '{ "groups": [ { "name": "rt", "slice": "cpu-rt.slice", "runtime_us": 10000, "period_us": 100000 } ] }'
 ok "a policy with cpu-rt.slice applies" dlconf reload
 is "  its reservation is on /_cpu.slice/cpu-rt.slice" "$(cgfile /_cpu.slice/cpu-rt.slice cpu.dl_runtime_us)" 10000
-make_service t60-rt cpu-rt.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=100ms
+make_service t60-rt cpu-rt.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=100ms X-DeadlineThreads=all
 systemctl start t60-rt
 wait_until 10 test "$(service_state t60-rt.service)" = admitted
 is "  a service in it is admitted" "$(service_state t60-rt.service)" admitted

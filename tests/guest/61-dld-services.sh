@@ -10,8 +10,8 @@ apply_test_policy 61-test
 media=/deadline.slice/deadline-media.slice
 base_total=$(knob sched_dl_total_bw)
 
-# a: 2ms every 20ms (10% per CPU) fits media (20%).
-make_service t61-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms
+# a: 2ms every 20ms (10%) on each CPU (X-DeadlineThreads=all) fits media (20% of each).
+make_service t61-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
 ok "t61-a starts" systemctl start t61-a
 wait_until 10 test "$(service_state t61-a.service)" = admitted
 is "t61-a admitted" "$(service_state t61-a.service)" admitted
@@ -30,9 +30,9 @@ is "system pool unchanged by a reservation inside a group" "$(knob sched_dl_tota
 n=$(journal_json $DLD_MSG_ADMITTED t61-a.service | wc -l)
 is "one admission entry for t61-a" "$n" 1
 
-# b: 3ms/20ms (15%) does not fit the 10% media has left: the kernel refuses,
-# the group degrades it.
-make_service t61-b deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=3ms X-DeadlinePeriod=20ms
+# b: 3ms/20ms (15%) on each CPU does not fit the 10% of each media has left:
+# the kernel refuses, the group degrades it.
+make_service t61-b deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=3ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
 ok "t61-b starts" systemctl start t61-b
 wait_until 10 test "$(service_state t61-b.service)" = degraded
 is "t61-b degraded" "$(service_state t61-b.service)" degraded
@@ -58,8 +58,8 @@ is "policy refusal says why" "$(echo "$entry" | jq -r .DLD_REASON)" \
 	'the request (20.00% of a CPU) is larger than group "media" allows (max_request_percent 15.00%)'
 is "policy refusal: by policy" "$(echo "$entry" | jq -r .DLD_REFUSED_BY)" policy
 
-# d: 2ms/10ms (20%) in control (10%), on_refusal=fail: dld stops the unit.
-make_service t61-d deadline-control.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=10ms
+# d: 2ms/10ms (20%) on each CPU in control (10% of each), on_refusal=fail: dld stops the unit.
+make_service t61-d deadline-control.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=10ms X-DeadlineThreads=all
 systemctl start t61-d
 wait_until 15 sh -c '! systemctl is-active --quiet t61-d'
 ok "t61-d stopped by dld" sh -c '! systemctl is-active --quiet t61-d'
@@ -68,7 +68,8 @@ is "fail refusal: action" "$(echo "$entry" | jq -r .DLD_ACTION)" fail
 
 # e: threads created later are promoted; measure the delay.
 systemctl stop t61-b t61-c
-make_service t61-e deadline-media.slice "/bin/sh -c 'sleep 1; sleep 1000 & wait'" X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms
+make_service t61-e deadline-media.slice "/bin/sh -c 'sleep 1; sleep 1000 & wait'" X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms \
+	X-DeadlineThreads=all
 systemctl start t61-e
 cg=$(cgroup_of t61-e)
 main=$(main_pid t61-e)

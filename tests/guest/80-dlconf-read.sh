@@ -34,8 +34,8 @@ is "status --json: control on_refusal" "$(jq -r '.groups[] | select(.name == "co
 
 out=$(dlconf list); rc=$?
 is "list exits 0" "$rc" 0
-like "list: header" "$out" "^UNIT +GROUP +STATE +RUNTIME +DEADLINE +PERIOD +RESERVED +THREADS +SOURCE"
-like "list: t80-a row" "$out" "t80-a.service +media +admitted +2ms +20ms +20ms +[0-9.]+% +1/1 +dropin"
+like "list: header" "$out" "^UNIT +GROUP +STATE +RUNTIME +DEADLINE +PERIOD +FOR +RESERVED +THREADS +SOURCE"
+like "list: t80-a row" "$out" "t80-a.service +media +admitted +2ms +20ms +20ms +1 +[0-9.]+% +1/1 +dropin"
 ok "list --no-legend: rows only" sh -c '[ "$(dlconf list --no-legend | head -n 1 | cut -c1-4)" != UNIT ]'
 json=$(dlconf list --json)
 is "list --json: t80-a threads" "$(jq -r '.[] | select(.unit == "t80-a.service") | .threads' <<< "$json")" 1

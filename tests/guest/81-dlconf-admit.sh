@@ -3,7 +3,7 @@
 # how refusals come out (one line, exit status, journal), root only.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 46
+plan 48
 
 write_policy 81-test "$DLD_TEST_POLICY"
 dlconf reload || fail "policy applies"
@@ -19,7 +19,9 @@ is "  and prints nothing" "$out" ""
 like "  thread SCHED_DEADLINE 2ms/20ms/20ms" "$(chrt -p "$pid")" "runtime/deadline/period parameters: 2000000/20000000/20000000"
 is "  show: admitted" "$(dlconf show --json t81-a | jq -r .state)" admitted
 is "  show: by hand" "$(dlconf show --json t81-a | jq -r .source)" manual
-is "  the unit's cgroup reserves 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 2000
+is "  the unit's cgroup reserves one thread of 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" \
+	"$(threads_runtime 2000 20000 1)"
+is "  show: for 1 thread" "$(dlconf show --json t81-a | jq -r .threads_requested)" 1
 
 out=$(dlconf release t81-a 2>&1); rc=$?
 is "release exits 0" "$rc" 0
@@ -66,26 +68,27 @@ rm -f "$DLD_POLICY_DIR/81-zz-broken.json"
 # A refused new request by hand leaves the working admission as it was.
 make_service t81-b deadline-media.slice "/bin/sleep infinity"
 systemctl start t81-b
-ok "admit t81-a 2ms/20ms" dlconf admit t81-a --runtime=2ms --period=20ms
+ok "admit t81-a 2ms/20ms on each CPU" dlconf admit t81-a --runtime=2ms --period=20ms --threads=all
+is "  show: for all CPUs" "$(dlconf show --json t81-a | jq -r .threads_requested)" all
 before=$(dld_prop SystemAllocated)
-out=$(dlconf admit t81-a --runtime=5ms --period=20ms 2>&1); rc=$?
+out=$(dlconf admit t81-a --runtime=5ms --period=20ms --threads=all 2>&1); rc=$?
 is "re-admit over max_request_percent: exit 3" "$rc" 3
 like "  says the admission stays" "$out" "refused: .*max_request_percent.*; the existing admission stays as it was"
 is "  still admitted" "$(dlconf show --json t81-a | jq -r .state)" admitted
 like "  thread still 2ms/20ms" "$(chrt -p "$pid")" "2000000/20000000/20000000"
 is "  reservation still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 2000
 is "  nothing allocated" "$(dld_prop SystemAllocated)" "$before"
-# t81-b takes the rest of the group (20% of each CPU): 12.5% for t81-a fits
-# the policy, not the kernel's admission.
-ok "admit t81-b 2ms/20ms" dlconf admit t81-b --runtime=2ms --period=20ms
-out=$(dlconf admit t81-a --runtime=2500us --period=20ms 2>&1); rc=$?
+# t81-b takes the rest of the group (20% of each CPU): 12.5% of each CPU
+# for t81-a fits the policy, not the kernel's admission.
+ok "admit t81-b 2ms/20ms on each CPU" dlconf admit t81-b --runtime=2ms --period=20ms --threads=all
+out=$(dlconf admit t81-a --runtime=2500us --period=20ms --threads=all 2>&1); rc=$?
 is "re-admit that the group cannot hold: exit 3" "$rc" 3
 like "  refused by the kernel, the admission stays" "$out" "refused: the kernel refused the reservation .*Device or resource busy.*; the existing admission stays as it was"
 like "  thread still 2ms/20ms" "$(chrt -p "$pid")" "2000000/20000000/20000000"
 is "  reservation still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 2000
 entry=$(journal_json "$DLD_MSG_REFUSED" t81-a.service | tail -n 1)
 is "  journal: the refused request, action none" "$(jq -r '.DLD_RUNTIME_USEC + " " + .DLD_ACTION' <<< "$entry")" "2500 none"
-ok "a smaller new request is taken" dlconf admit t81-a --runtime=1ms --period=20ms
+ok "a smaller new request is taken" dlconf admit t81-a --runtime=1ms --period=20ms --threads=all
 like "  thread now 1ms/20ms" "$(chrt -p "$pid")" "1000000/20000000/20000000"
 is "  reservation now 1ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 1000
 dlconf release t81-a
