@@ -8,6 +8,13 @@
 dld_require
 plan 24
 
+# deadline_procs CGROUP: how many of its processes run SCHED_DEADLINE.
+deadline_procs() {
+	local p n=0
+	while read -r p; do [ "$(policy_of "$p")" = 6 ] && n=$(( n + 1 )); done < "$CPU_MOUNT$1/cgroup.procs"
+	echo "$n"
+}
+
 apply_test_policy 66-test
 media=/deadline.slice/deadline-media.slice
 base_media=$(cgfile $media cpu.dl_total_bw)
@@ -48,9 +55,7 @@ wait_until 10 sh -c '[ "$(dlconf show --json t66-three | jq -r .threads)" = 3 ]'
 is "t66-three admitted" "$(service_state t66-three.service)" admitted
 is "  three threads SCHED_DEADLINE" "$(dlconf show --json t66-three | jq -r '"\(.threads)/\(.threads_total)"')" 3/3
 cg3=$(cgroup_of t66-three)
-n=0
-while read -r p; do [ "$(policy_of "$p")" = 6 ] && n=$(( n + 1 )); done < "$CPU_MOUNT$cg3/cgroup.procs"
-is "  each of its processes runs SCHED_DEADLINE" "$n" 3
+is "  each of its processes runs SCHED_DEADLINE" "$(deadline_procs "$cg3")" 3
 is "  cgroup runtime: three threads' worth" "$(cgfile "$cg3" cpu.dl_runtime_us)" "$(threads_runtime 2000 20000 3)"
 is "  unit cgroup allocated = 3 threads" "$(cgfile "$cg3" cpu.dl_total_bw)" $(( 3 * $(bw 2000 20000) ))
 
@@ -62,9 +67,7 @@ is "  refused by admission, EBUSY" "$(jq -r '.DLD_REFUSED_BY + " " + .DLD_ERRNO_
 like "  the reason: the reservation holds 3 threads" "$(jq -r .DLD_REASON <<< "$entry")" \
 	"SCHED_DEADLINE for new thread [0-9]+ .*holds 3 threads of this size \(X-DeadlineThreads=3\)"
 is "  DLD_THREADS_REQUESTED=3" "$(jq -r .DLD_THREADS_REQUESTED <<< "$entry")" 3
-n=0
-while read -r p; do [ "$(policy_of "$p")" = 6 ] && n=$(( n + 1 )); done < "$CPU_MOUNT$cg3/cgroup.procs"
-is "  its threads back to SCHED_OTHER" "$n" 0
+is "  its threads back to SCHED_OTHER" "$(deadline_procs "$cg3")" 0
 
 systemctl stop t66-one t66-three
 rm -f "$fifo"
