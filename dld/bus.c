@@ -116,8 +116,7 @@ static unsigned threads_from_bus(uint32_t threads) {
         return threads == 0 ? DL_THREADS_ALL : threads;
 }
 
-static int append_service(Manager *m, sd_bus_message *reply, const Service *s) {
-        (void) m;
+static int append_service(sd_bus_message *reply, const Service *s) {
         return sd_bus_message_append(reply, DLD_SERVICE_SIGNATURE, s->unit, s->group ?: "",
                                      service_state_to_string(s->state),
                                      s->req.runtime_usec, s->req.deadline_usec, s->req.period_usec,
@@ -128,7 +127,7 @@ static int append_service(Manager *m, sd_bus_message *reply, const Service *s) {
 }
 
 static int append_service_at(Manager *m, sd_bus_message *reply, size_t i) {
-        return append_service(m, reply, m->services[i]);
+        return append_service(reply, m->services[i]);
 }
 
 static int method_list_services(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -152,7 +151,7 @@ static int method_get_service(sd_bus_message *msg, void *userdata, sd_bus_error 
         if (!s)
                 return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
-            (r = append_service(m, reply, s)) < 0)
+            (r = append_service(reply, s)) < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
 }
