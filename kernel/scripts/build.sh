@@ -174,7 +174,11 @@ check_config() {
 configure() {
 	local gen=${KERNEL_OBJ:+$OBJ.kconfig} stamp
 	gen=${gen:-$BUILD/kconfig-$VARIANT}
-	stamp=$( { git_src rev-parse 'HEAD^{tree}'; cat $(fragments); } | sha256sum | cut -c1-16)
+	# What the configuration depends on: the Kconfig files, the defconfigs
+	# and kconfig itself, not the C code (a mutant or a one-line patch
+	# re-runs no defconfig).
+	stamp=$( { git_src ls-tree -r HEAD | grep -E '/Kconfig[^/]*$|^[^	]*	Kconfig|/configs/|	scripts/kconfig/'
+		   cat $(fragments); } | sha256sum | cut -c1-16)
 	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.dlsched-config" 2>/dev/null)" = "$stamp" ]; then
 		return 0
 	fi
