@@ -3,7 +3,7 @@
 # messages for bad requests, root only.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 19
+plan 23
 
 # dld's vtable serves the API of org.dlsched.Dld1.xml, member for member.
 want=$(cat /usr/lib/dlsched/dld-api.listing)
@@ -19,7 +19,8 @@ make_service t64-off deadline-media.slice "/bin/sleep infinity"
 systemctl start t64-a t64-sys
 
 ok "introspectable" sh -c "busctl introspect org.dlsched.Dld1 /org/dlsched/Dld1 | grep -q AdmitUnit"
-ok "AdmitUnit by hand" dld_call AdmitUnit sttt t64-a.service 2000 0 20000
+ok "AdmitUnit by hand" dld_call AdmitUnit stttu t64-a.service 2000 0 20000 1
+is "  one thread's reservation" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_runtime_us)" "$(threads_runtime 2000 20000 1)"
 like "threads SCHED_DEADLINE with the given parameters" "$(chrt -p "$(main_pid t64-a)")" "2000000/20000000/20000000"
 is "state admitted" "$(service_state t64-a.service)" admitted
 like "GetService says manual" "$(dld_call GetService s t64-a.service)" '"manual"'
@@ -27,14 +28,18 @@ ok "ReleaseUnit" dld_call ReleaseUnit s t64-a.service
 is "thread back to SCHED_OTHER" "$(policy_of "$(main_pid t64-a)")" 0
 is "reservation released" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_runtime_us)" -1
 is "state released" "$(service_state t64-a.service)" released
+ok "AdmitUnit with threads 0: one per CPU" dld_call AdmitUnit stttu t64-a.service 2000 0 20000 0
+is "  the request on each CPU" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_runtime_us)" 2000
+dld_call ReleaseUnit s t64-a.service > /dev/null
 
 err() { dld_call "$@" 2>&1; }
-like "unknown unit: NoSuchUnit" "$(err AdmitUnit sttt t64-none.service 2000 0 20000)" "systemd knows no unit t64-none.service"
-like "runtime > period: InvalidRequest" "$(err AdmitUnit sttt t64-a.service 30000 0 20000)" "runtime is longer than the deadline"
-like "not a service: InvalidRequest" "$(err AdmitUnit sttt foo 1000 0 20000)" '"foo" is not a service unit name'
-like "inactive unit: UnitNotActive" "$(err AdmitUnit sttt t64-off.service 2000 0 20000)" "t64-off.service is inactive, not active"
-like "unit outside any group: NotInGroup" "$(err AdmitUnit sttt t64-sys.service 2000 0 20000)" "slice system.slice belongs to no deadline group"
-like "too large for the group: Refused" "$(err AdmitUnit sttt t64-a.service 5000 0 20000)" "max_request_percent"
+like "unknown unit: NoSuchUnit" "$(err AdmitUnit stttu t64-none.service 2000 0 20000 1)" "systemd knows no unit t64-none.service"
+like "runtime > period: InvalidRequest" "$(err AdmitUnit stttu t64-a.service 30000 0 20000 1)" "runtime is longer than the deadline"
+like "not a service: InvalidRequest" "$(err AdmitUnit stttu foo 1000 0 20000 1)" '"foo" is not a service unit name'
+like "inactive unit: UnitNotActive" "$(err AdmitUnit stttu t64-off.service 2000 0 20000 1)" "t64-off.service is inactive, not active"
+like "unit outside any group: NotInGroup" "$(err AdmitUnit stttu t64-sys.service 2000 0 20000 1)" "slice system.slice belongs to no deadline group"
+like "1025 threads: InvalidRequest" "$(err AdmitUnit stttu t64-a.service 2000 0 20000 1025)" "1025 threads: the count is 1 to 1024, or all"
+like "too large for the group: Refused" "$(err AdmitUnit stttu t64-a.service 5000 0 20000 1)" "max_request_percent"
 like "unknown service: NoSuchService" "$(err ReleaseUnit s t64-none.service)" "dld does not manage t64-none.service"
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager ListServices 2>&1)
 like "non-root callers are refused by the bus policy" "$out" "Rejected send message|[Aa]ccess denied"
