@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Task exit releases deadline bandwidth (mainline task_dead_dl(), the
- * series' task_dead hook): the root domain's allocated bandwidth
+ * Task exit releases deadline bandwidth (mainline 6.1, which has no
+ * task_dead_dl(): the exiting task's last schedule() dequeues it as a
+ * sleeper, and task_non_contending() gives its bandwidth back at once if
+ * its 0-lag time has passed, or arms the inactive timer, whose handler,
+ * inactive_task_timer(), gives it back at the 0-lag time; the series routes
+ * both through dl_task_release_bw()): the root domain's allocated bandwidth
  * (dl_bw->total_bw in /sys/kernel/debug/sched/debug) grows by exactly the
  * task's runtime/period while it lives, and returns to its previous value
- * after it exits, or is killed sleeping or running.
+ * within a period of its exit, whether it exits or is killed sleeping or
+ * running.
  */
 #include <sys/mount.h>
 #include "dltask.h"
@@ -30,7 +35,7 @@ static long long total_bw(void)
 	return v;
 }
 
-/* Poll up to 2 s: a dead task's bandwidth goes at its last context switch. */
+/* Poll up to 2 s: a dead task's bandwidth goes at its 0-lag time, at most a period on. */
 static long long total_bw_settled(long long want)
 {
 	uint64_t until = now_ns() + 2000 * MSEC;
