@@ -4,8 +4,14 @@
  * (defaults, bad values, the rt+dl coupling in both directions, -1), the
  * admission they set, EBUSY when lowered below what is admitted, and
  * sched_dl_total_bw (CPU selection, exact allocated values).
+ *
+ * With CONFIG_DEADLINE_GROUP_SCHED (the guest's config) sched_dl_total_bw
+ * reports the groups' pool, one for every CPU, whichever CPU is selected:
+ * what the selection can be checked for is which CPUs it accepts (online
+ * ones only: a CPU taken offline is EINVAL until it is back) and that
+ * every CPU selected reads the exact allocated total.
  */
-#include "dlgroup.h"
+#include "dlcpu.h"
 
 /* Write @val to @path, expect @want_err (0: success). */
 static bool write_expect(const char *path, const char *val, int want_err)
@@ -106,6 +112,24 @@ static void coupling(void)
 			 "back to the defaults\n");
 }
 
+/* Select each online CPU in turn: each must read @want. */
+static bool every_cpu_reads(long long want)
+{
+	char buf[16];
+	int cpu, n = cpus();
+	bool ok = true;
+
+	for (cpu = 0; cpu < n; cpu++) {
+		snprintf(buf, sizeof(buf), "%d", cpu);
+		if (!write_expect(SYSCTL_DL_TOTAL, buf, 0) || pool_total() != want) {
+			ksft_print_msg("CPU %d selected: sched_dl_total_bw %lld, want %lld\n", cpu,
+				       pool_total(), want);
+			ok = false;
+		}
+	}
+	return write_expect(SYSCTL_DL_TOTAL, "0", 0) && ok;
+}
+
 static void admission(void)
 {
 	struct dl_child c[MAX_CHILDREN];
@@ -126,6 +150,8 @@ static void admission(void)
 	ksft_test_result(i == n && pool_total() == n * quarter,
 			 "%d of %d tasks of 1/4 CPU admitted, sched_dl_total_bw %lld (want %lld)\n",
 			 i, n, pool_total(), n * quarter);
+	ksft_test_result(every_cpu_reads(n * quarter),
+			 "every CPU selected in turn reads the allocated %lld\n", n * quarter);
 	if (i < n)
 		dl_child_stop(&c[i]);
 	c[n] = dl_child_start(NULL, TASK_RUNTIME_NS(4));
@@ -150,6 +176,32 @@ static void admission(void)
 	ksft_test_result(wait_total(NULL, 0) == 0, "all tasks gone: sched_dl_total_bw reads 0\n");
 }
 
+/* A CPU taken offline cannot be selected until it is back online. */
+static void total_bw_offline_cpu(void)
+{
+	char buf[16];
+	int err, cpu = pick_cpu();
+
+	if (cpu < 0) {
+		ksft_test_result_skip("sched_dl_total_bw: no CPU to take offline\n");
+		ksft_test_result_skip("sched_dl_total_bw: no CPU to take offline\n");
+		return;
+	}
+	atexit(cpu_restore);
+	snprintf(buf, sizeof(buf), "%d", cpu);
+	err = set_online(false);
+	if (err) {
+		ksft_test_result_fail("take CPU %d offline: %s\n", cpu, strerror(-err));
+		ksft_test_result_skip("CPU %d not offline\n", cpu);
+		return;
+	}
+	ksft_test_result(write_expect(SYSCTL_DL_TOTAL, buf, EINVAL) && pool_total() == 0,
+			 "sched_dl_total_bw: CPU %d taken offline: EINVAL\n", cpu);
+	ksft_test_result(!set_online(true) && write_expect(SYSCTL_DL_TOTAL, buf, 0) &&
+			 pool_total() == 0 && write_expect(SYSCTL_DL_TOTAL, "0", 0),
+			 "sched_dl_total_bw: CPU %d back online can be selected again\n", cpu);
+}
+
 static void total_bw_cpu(void)
 {
 	char buf[16];
@@ -170,12 +222,13 @@ static void total_bw_cpu(void)
 	ksft_test_result(write_expect(SYSCTL_DL_TOTAL, "zero", EINVAL),
 			 "sched_dl_total_bw: garbage: EINVAL\n");
 	ksft_test_result(write_expect(SYSCTL_DL_TOTAL, "0", 0), "CPU 0 selected again\n");
+	total_bw_offline_cpu();
 }
 
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(1 + 12 + 11 + 7 + 7);
+	ksft_set_plan(1 + 12 + 11 + 9 + 8);
 	dl_setup("dltest-10");
 
 	ksft_test_result(knobs_are(DEFAULTS) && pool_total() == 0,

@@ -2,7 +2,8 @@
 /*
  * Hierarchical admission: reservations three levels deep, each fitting in
  * its nearest reserved ancestor (or the pool) and holding what is inside
- * it; a group filled to exactly its capacity; new parameters of a task in
+ * it; a group filled to exactly its capacity, refusing one unit (2^-20 of
+ * a CPU) more; new parameters of a task in
  * a full group; releasing a reservation (-1) moves its contents up; a 0
  * reservation refuses deadline tasks in its subtree (EPERM); groups
  * without a reservation charge upward. Exact totals after every step.
@@ -37,6 +38,46 @@ static bool runtime_is(const char *cg, long long want)
 	return cg_read(cg, "cpu.dl_runtime_us") == want;
 }
 
+/*
+ * The smallest bandwidth there is, one unit (2^-20 of a CPU): 2048 ns every
+ * 2^31 ns. One unit past a full group is refused as well.
+ */
+#define UNIT_RUNTIME_NS 2048ULL
+#define UNIT_PERIOD_NS (1ULL << 31)
+
+/* Like dl_child_start(), for a task of one unit of bandwidth. */
+static struct dl_child unit_child_start(const char *cg)
+{
+	struct dl_child c = { .slot = child_count };
+	int report[2], gate;
+	char buf;
+
+	if (pipe(report))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	c.pid = dl_child_fork(&gate);
+	if (!c.pid) {
+		int err = 0;
+
+		close(report[0]);
+		if (cg_move(cg, getpid()))
+			err = 1000 + errno;
+		if (!err)
+			err = -dl_enter(UNIT_RUNTIME_NS, UNIT_PERIOD_NS, UNIT_PERIOD_NS, 0);
+		if (write(report[1], &err, sizeof(err)) != sizeof(err))
+			_exit(1);
+		while (read(gate, &buf, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(report[1]);
+	if (read(report[0], &c.err, sizeof(c.err)) != sizeof(c.err))
+		ksft_exit_fail_msg("child %d did not report\n", c.pid);
+	close(report[0]);
+	if (c.err >= 1000)
+		ksft_exit_fail_msg("child could not join %s: %s\n", cg, strerror(c.err - 1000));
+	return c;
+}
+
 int main(void)
 {
 	long long n = cpus(), t32 = BW_FRACTION(32);
@@ -46,7 +87,7 @@ int main(void)
 	int i, admitted = 0;
 
 	ksft_print_header();
-	ksft_set_plan(23);
+	ksft_set_plan(24);
 	dl_setup("dltest-12");
 	if (n + 4 > MAX_CHILDREN)
 		ksft_exit_skip("too many CPUs for this test\n");
@@ -76,6 +117,12 @@ int main(void)
 	extra = dl_child_start("A/B/C", TASK_RUNTIME_NS(32));
 	ksft_test_result(extra.err == EBUSY && totals_are("A/B/C", f32) && totals_are("A/B", f32),
 			 "one more task in the full group: EBUSY (%s), totals unchanged\n",
+			 strerror(extra.err));
+	dl_child_stop(&extra);
+	extra = unit_child_start("A/B/C");
+	ksft_test_result(dl_ratio(UNIT_PERIOD_NS, UNIT_RUNTIME_NS) == 1 && extra.err == EBUSY &&
+			 totals_are("A/B/C", f32) && totals_are("A/B", f32),
+			 "one unit of bandwidth (2^-20 CPU) more in the full group: EBUSY (%s), totals unchanged\n",
 			 strerror(extra.err));
 	dl_child_stop(&extra);
 

@@ -8,10 +8,18 @@
  * must receive its runtime every period and no more.
  *
  * Tolerance, for QEMU TCG (guest CPUs are host threads, preempted by the
- * host at will): over the whole run each task gets 85%..115% of
+ * host at will): over the whole run each task gets 90%..105% of
  * runtime/period; in every 500 ms window (5 periods, so that a window's
- * edges cutting a 25 ms slice do not matter) at least 60%: an emulated vCPU
- * preempted by the host for a period and a half costs 30%.
+ * edges cutting a 25 ms slice do not matter) at least 75%. A vCPU the host
+ * does not run still counts as CPU time of the task it was running (the
+ * guest charges it), so stalls cost less than it seems: 97% was the worst
+ * window seen, 100% the totals. The upper bound is the CBS's own: 30 periods and the one begun at the end, 31 runtimes
+ * (103%), and a tick's overrun now and then, paid back in the next period.
+ *
+ * The scheduling is mainline's (global EDF and the CBS); what the series
+ * adds is that the groups hold the tasks: while they run, each group's
+ * cpu.dl_total_bw is exactly its task's bandwidth and the pool exactly the
+ * two reservations, and a third task in a full group is refused (EBUSY).
  */
 #include "dlgroup.h"
 
@@ -100,21 +108,23 @@ static void check(const char *name, struct result *r)
 			       r->cpu_ns[i] / 1e6, got * 100);
 	}
 	ksft_test_result(!r->err, "%s admitted (%s)\n", name, strerror(r->err));
-	ksft_test_result(total >= 0.85 && total <= 1.15,
-			 "%s received %.1f ms of %.1f ms over 3 s (%.0f%%, 85..115%%)\n", name,
+	ksft_test_result(total >= 0.90 && total <= 1.05,
+			 "%s received %.1f ms of %.1f ms over 3 s (%.0f%%, 90..105%%)\n", name,
 			 r->total_ns / 1e6, want / 1e6, total * 100);
-	ksft_test_result(worst >= 0.60,
-			 "%s received at least 60%% of its runtime in every 500 ms window (worst %.0f%%)\n",
+	ksft_test_result(worst >= 0.75,
+			 "%s received at least 75%% of its runtime in every 500 ms window (worst %.0f%%)\n",
 			 name, worst * 100);
 }
 
 int main(void)
 {
 	int start[2], out1[2], out2[2], i, n = cpus();
+	long long g1, g2, pool;
+	struct dl_child third;
 	struct result r1, r2;
 
 	ksft_print_header();
-	ksft_set_plan(7);
+	ksft_set_plan(9);
 	dl_setup("dltest-16");
 	/*
 	 * The pool, 1/4 of each CPU, holds both groups from 2 CPUs on; the
@@ -141,10 +151,22 @@ int main(void)
 	usleep(500000);
 	if (write(start[1], "gg", 2) != 2)
 		ksft_exit_fail_msg("start: %s\n", strerror(errno));
+	/* The kernel's accounting while they run. */
+	for (i = 0; i < 100 && (cg_total("G1") != BW_FRACTION(4) || cg_total("G2") != BW_FRACTION(4)); i++)
+		usleep(10000);
+	g1 = cg_total("G1");
+	g2 = cg_total("G2");
+	pool = pool_total();
+	third = dl_child_start("G1", RUNTIME_NS);
 	if (read(out1[0], &r1, sizeof(r1)) != sizeof(r1) ||
 	    read(out2[0], &r2, sizeof(r2)) != sizeof(r2))
 		ksft_exit_fail_msg("a worker did not report\n");
 
+	ksft_test_result(g1 == BW_FRACTION(4) && g2 == BW_FRACTION(4) && pool == BW_FRACTION(2),
+			 "while they run: G1 and G2 hold %lld and %lld (want %lld each), the pool %lld (want %lld)\n",
+			 g1, g2, BW_FRACTION(4), pool, BW_FRACTION(2));
+	ksft_test_result(third.err == EBUSY, "a third task in the full G1: EBUSY (%s)\n", strerror(third.err));
+	dl_child_stop(&third);
 	check("G1's task", &r1);
 	check("G2's task", &r2);
 	dl_cleanup();
