@@ -237,6 +237,70 @@ static int dl_next_period(void *arg)
 }
 
 /*
+ * The same chain in the kernel's own clock, exactly: /proc/self/sched shows
+ * the task's absolute deadline (dl.deadline, rq clock). Each instance that
+ * sched_wait_interval(NULL) begins starts at the instant the sleep ended,
+ * the previous instance's next period, not at the wake-up that comes some
+ * microseconds (under TCG up to milliseconds) later: consecutive deadlines
+ * are exactly one period apart, to the nanosecond, however late each
+ * wake-up was. Reading the file costs runtime (a few ms under TCG): the
+ * instances have 16 ms each, and a throttled one would move its deadline a
+ * whole period on, which the check also catches.
+ */
+#define CHAIN_RUNTIME (16 * MSEC)
+#define CHAIN_PERIOD (200 * MSEC)
+#define CHAIN_INSTANCES 4
+
+/* A field of /proc/self/sched ("dl.deadline"), or -1. */
+static long long proc_sched_field(const char *field)
+{
+	char line[256];
+	long long v = -1;
+	size_t len = strlen(field);
+	FILE *f = fopen("/proc/self/sched", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, field, len) && (line[len] == ' ' || line[len] == ':') && colon) {
+			v = strtoll(colon + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+static int dl_chain_exact(void *arg)
+{
+	long long d[CHAIN_INSTANCES];
+	long ret[CHAIN_INSTANCES];
+	int i;
+
+	(void)arg;
+	CHILD_EXPECT(!dl_enter_admitted(CHAIN_RUNTIME, CHAIN_PERIOD, CHAIN_PERIOD, 0),
+		     "sched_setattr: %s\n", strerror(errno));
+	CHILD_EXPECT(!sched_wait_interval(NULL, NULL), "sched_wait_interval(NULL): %s\n", strerror(errno));
+	for (i = 0; i < CHAIN_INSTANCES; i++) {
+		d[i] = proc_sched_field("dl.deadline");
+		ret[i] = sched_wait_interval(NULL, NULL) ? -errno : 0;
+	}
+	for (i = 0; i < CHAIN_INSTANCES; i++) {
+		CHILD_EXPECT(!ret[i], "sched_wait_interval(NULL): %s\n", strerror(-ret[i]));
+		CHILD_EXPECT(d[i] > 0, "no dl.deadline in /proc/self/sched\n");
+	}
+	for (i = 1; i < CHAIN_INSTANCES; i++) {
+		ksft_print_msg("instance %d: deadline %lld ns after the previous one\n", i, d[i] - d[i - 1]);
+		CHILD_EXPECT(d[i] - d[i - 1] == (long long)CHAIN_PERIOD,
+			     "instance %d: deadline %+lld ns off the previous one + the period\n", i,
+			     d[i] - d[i - 1] - (long long)CHAIN_PERIOD);
+	}
+	return 0;
+}
+
+/*
  * Half the runtime used, an rqtp 1 ms ahead: the wake-up waits for the
  * 0-lag time, half a period after S. The wrong instants are outside the
  * window: rqtp is some 90 ms before it, the next period 100 ms after its
@@ -431,14 +495,27 @@ static int dl_rqtp_later(void *arg)
  * exceeded the runtime) pays the overrun back first: its successor may
  * wake overrun * period / runtime later. More signals or a later wake-up
  * fail the test, unless a job's spin saw a vCPU stall: then it runs again.
+ *
+ * And in the kernel's clock: the instance each wake-up begins has its
+ * deadline one period after its activation rqtp (converted to the rq clock
+ * when the call is made), not after the wake-up. Read from
+ * /proc/self/sched after the wake-ups of jobs 0, 10 and 19 (three reads: a
+ * read costs runtime under TCG), the deadlines are 10 and 9 periods apart
+ * to within PERIODIC_CLOCK_NS: the conversion of rqtp to the rq clock reads
+ * the two clocks a few instructions apart, some microseconds under TCG
+ * (up to 7 us seen). Wake-up latencies, 0.4 to 2 ms under TCG and never
+ * the same twice, would show. An instance that overran
+ * and pays back starts later: then only the wake-ups are checked.
  */
 #define PERIODIC_RUNTIME (8 * MSEC)
 #define PERIODIC_PERIOD PERIOD
 #define PERIODIC_LATE_NS (40 * MSEC)
+#define PERIODIC_CLOCK_NS (20 * NSEC_PER_USEC)
 
 static int periodic(void *arg)
 {
 	uint64_t flags = *(uint64_t *)arg, next, t, late, late_max = 0, cpu0, used, payback, payback_max = 0;
+	long long d[3] = { -1, -1, -1 }, off1, off2;
 	int i, stalled = 0;
 
 	CHILD_EXPECT(!count_xcpu(), "sigaction: %s\n", strerror(errno));
@@ -460,12 +537,20 @@ static int periodic(void *arg)
 		late = t > next + payback ? t - next - payback : 0;
 		if (late > late_max)
 			late_max = late;
+		if (i == 0 || i == 10 || i == 19)
+			d[i == 0 ? 0 : i == 10 ? 1 : 2] = proc_sched_field("dl.deadline");
 	}
-	ksft_print_msg("periodic, flags %#llx: %d SIGXCPU, latest wake-up %.3f ms late, payback up to %.3f ms, %d jobs stalled\n",
-		       (unsigned long long)flags, (int)xcpu_kernel, ms(late_max), ms(payback_max), stalled);
+	off1 = d[1] - d[0] - 10 * (long long)PERIODIC_PERIOD;
+	off2 = d[2] - d[1] - 9 * (long long)PERIODIC_PERIOD;
+	ksft_print_msg("periodic, flags %#llx: %d SIGXCPU, latest wake-up %.3f ms late, payback up to %.3f ms, %d jobs stalled, deadlines %+lld and %+lld ns off their activations' spacing\n",
+		       (unsigned long long)flags, (int)xcpu_kernel, ms(late_max), ms(payback_max), stalled,
+		       off1, off2);
 	CHILD_EXPECT(!xcpu_other, "SIGXCPU with another si_code\n");
 	CHILD_EXPECT_UNLESS_STALLED(xcpu_kernel <= 2 && late_max <= PERIODIC_LATE_NS, stalled,
 				    "%d SIGXCPU, latest wake-up %.3f ms\n", (int)xcpu_kernel, ms(late_max));
+	CHILD_EXPECT(d[0] > 0 && d[1] > 0 && d[2] > 0, "no dl.deadline in /proc/self/sched\n");
+	CHILD_EXPECT_UNLESS_STALLED(payback_max || (llabs(off1) <= PERIODIC_CLOCK_NS && llabs(off2) <= PERIODIC_CLOCK_NS),
+				    stalled, "deadlines %+lld and %+lld ns off the activations' spacing\n", off1, off2);
 	return 0;
 }
 
@@ -483,6 +568,8 @@ int main(void)
 		{ interrupted, &cfs, "CFS task: EINTR with the remainder in rmtp, bad rmtp EFAULT" },
 		{ interrupted, &deadline, "deadline task: EINTR with the remainder in rmtp, bad rmtp EFAULT" },
 		{ dl_next_period, NULL, "deadline task, NULL rqtp: wakes at the next period" },
+		{ dl_chain_exact, NULL,
+		  "deadline task, NULL rqtp: each instance starts at the previous one's next period (dl.deadline, exact)" },
 		{ dl_postponed, &postponed, "deadline task: an early rqtp waits for the 0-lag time" },
 		{ dl_postponed, &constrained,
 		  "constrained deadline task: waits for the 0-lag time measured from the next period" },

@@ -12,15 +12,21 @@
  * with sched_getparam_ex(), and runs JOBS jobs of RUNTIME/10 of work, each
  * ending with sched_wait_interval() until the next activation. It prints
  * what it did and exits 0, or 1 on error.
+ *
+ * Each SIGXCPU is attributed to the instance it arrived in (from one
+ * return of sched_wait_interval() to the next), with the CPU time that
+ * instance used: a signal is only right for an instance that overran its
+ * runtime or ran past its deadline, and a job of RUNTIME/10 overruns only
+ * if something (a vCPU stall, under TCG) was charged to it.
  */
 #include "dltask.h"
 
 int main(int argc, char **argv)
 {
-	uint64_t period, runtime, next, t, late, late_max = 0, start;
+	uint64_t period, runtime, next, t, late, late_max = 0, start, cpu, cpu_prev, used;
+	int jobs, i, err, sig_prev, signalled = 0, signalled_light = 0, heavy = 0;
 	struct sched_param_ex p = { 0 };
 	struct timespec ts;
-	int jobs, i, err;
 
 	if (argc != 4 || (period = strtoull(argv[1], NULL, 10) * NSEC_PER_MSEC) == 0 ||
 	    (runtime = strtoull(argv[2], NULL, 10) * NSEC_PER_MSEC) == 0 ||
@@ -62,6 +68,8 @@ int main(int argc, char **argv)
 	       p.sched_flags);
 
 	start = next = now_ns();
+	cpu_prev = thread_cpu_ns();
+	sig_prev = xcpu_kernel;
 	for (i = 0; i < jobs; i++) {
 		spin_cpu_ns(runtime / 10);
 		next += period;
@@ -71,10 +79,26 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		t = now_ns();
+		cpu = thread_cpu_ns();
 		late = t > next ? t - next : 0;
 		if (late > late_max)
 			late_max = late;
+		/* The instance that just ended: its CPU time, its signals. */
+		used = cpu - cpu_prev;
+		if (used >= runtime / 2)
+			heavy++;
+		if (xcpu_kernel != sig_prev) {
+			signalled++;
+			if (used < runtime / 2)
+				signalled_light++;
+			printf("instance %d: SIGXCPU, used %llu us of CPU\n", i,
+			       (unsigned long long)(used / NSEC_PER_USEC));
+		}
+		cpu_prev = cpu;
+		sig_prev = xcpu_kernel;
 	}
+	printf("instances signalled %d, of them under half the runtime %d; instances that used half the runtime or more %d\n",
+	       signalled, signalled_light, heavy);
 	printf("jobs %d in %llu ms, latest wake-up %llu us after its activation, SIGXCPU %d\n",
 	       jobs, (unsigned long long)((now_ns() - start) / NSEC_PER_MSEC),
 	       (unsigned long long)(late_max / NSEC_PER_USEC), (int)xcpu_kernel);
