@@ -45,39 +45,6 @@ static bool runtime_is(const char *cg, long long want)
 #define UNIT_RUNTIME_NS 2048ULL
 #define UNIT_PERIOD_NS (1ULL << 31)
 
-/* Like dl_child_start(), for a task of one unit of bandwidth. */
-static struct dl_child unit_child_start(const char *cg)
-{
-	struct dl_child c = { .slot = child_count };
-	int report[2], gate;
-	char buf;
-
-	if (pipe(report))
-		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
-	c.pid = dl_child_fork(&gate);
-	if (!c.pid) {
-		int err = 0;
-
-		close(report[0]);
-		if (cg_move(cg, getpid()))
-			err = 1000 + errno;
-		if (!err)
-			err = -dl_enter(UNIT_RUNTIME_NS, UNIT_PERIOD_NS, UNIT_PERIOD_NS, 0);
-		if (write(report[1], &err, sizeof(err)) != sizeof(err))
-			_exit(1);
-		while (read(gate, &buf, 1) > 0)
-			;
-		_exit(0);
-	}
-	close(report[1]);
-	if (read(report[0], &c.err, sizeof(c.err)) != sizeof(c.err))
-		ksft_exit_fail_msg("child %d did not report\n", c.pid);
-	close(report[0]);
-	if (c.err >= 1000)
-		ksft_exit_fail_msg("child could not join %s: %s\n", cg, strerror(c.err - 1000));
-	return c;
-}
-
 int main(void)
 {
 	long long n = cpus(), t32 = BW_FRACTION(32);
@@ -119,7 +86,7 @@ int main(void)
 			 "one more task in the full group: EBUSY (%s), totals unchanged\n",
 			 strerror(extra.err));
 	dl_child_stop(&extra);
-	extra = unit_child_start("A/B/C");
+	extra = dl_child_start_period("A/B/C", UNIT_RUNTIME_NS, UNIT_PERIOD_NS);
 	ksft_test_result(dl_ratio(UNIT_PERIOD_NS, UNIT_RUNTIME_NS) == 1 && extra.err == EBUSY &&
 			 totals_are("A/B/C", f32) && totals_are("A/B", f32),
 			 "one unit of bandwidth (2^-20 CPU) more in the full group: EBUSY (%s), totals unchanged\n",

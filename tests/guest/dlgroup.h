@@ -299,10 +299,11 @@ static inline pid_t dl_child_fork(int *gate_read)
 
 /*
  * Fork a child that joins @cg (NULL: stays in the test's cgroup), asks
- * for @runtime_ns every TASK_PERIOD_NS (0: stays SCHED_OTHER), reports the
- * result and, admitted or not, sleeps until dl_child_stop().
+ * for @runtime_ns every @period_ns (runtime 0: stays SCHED_OTHER), reports
+ * the result and, admitted or not, sleeps until dl_child_stop().
  */
-static inline struct dl_child dl_child_start(const char *cg, uint64_t runtime_ns)
+static inline struct dl_child dl_child_start_period(const char *cg, uint64_t runtime_ns,
+						    uint64_t period_ns)
 {
 	struct dl_child c = { .slot = child_count };
 	int report[2], gate;
@@ -318,7 +319,7 @@ static inline struct dl_child dl_child_start(const char *cg, uint64_t runtime_ns
 		if (cg && cg_move(cg, getpid()))
 			err = 1000 + errno;
 		if (!err && runtime_ns)
-			err = -dl_enter(runtime_ns, TASK_PERIOD_NS, TASK_PERIOD_NS, 0);
+			err = -dl_enter(runtime_ns, period_ns, period_ns, 0);
 		if (write(report[1], &err, sizeof(err)) != sizeof(err))
 			_exit(1);
 		while (read(gate, &buf, 1) > 0)
@@ -332,6 +333,12 @@ static inline struct dl_child dl_child_start(const char *cg, uint64_t runtime_ns
 	if (c.err >= 1000)
 		ksft_exit_fail_msg("child could not join %s: %s\n", cg, strerror(c.err - 1000));
 	return c;
+}
+
+/* dl_child_start_period() every TASK_PERIOD_NS. */
+static inline struct dl_child dl_child_start(const char *cg, uint64_t runtime_ns)
+{
+	return dl_child_start_period(cg, runtime_ns, TASK_PERIOD_NS);
 }
 
 /* Let the child exit and reap it. */
