@@ -14,6 +14,14 @@
  *    enqueue must count it as active, or running_bw underflows when it
  *    blocks.
  *
+ * 3. A task moved out of SCHED_DEADLINE while blocked, just as the
+ *    handler of its inactive timer, having found it still in
+ *    SCHED_DEADLINE, is about to return: the bandwidth must be given back
+ *    at once, not left to that handler (patch 0020). It was never given
+ *    back: the root domain's total_bw and the pool kept one task's
+ *    bandwidth (a stalled vCPU widens the window: a few rounds of the
+ *    wake-list race found it in 4 of 5 boots after the earlier tests).
+ *
  * Afterwards, with every deadline task gone, each runqueue's running_bw
  * and this_bw (scheduler debugfs, patch 0018) must be 0, and the pool and
  * the root domain back where they were.
@@ -29,6 +37,7 @@
 #define WAKEES 6
 #define SETTERS 2
 #define RACE_NS (3 * NSEC_PER_SEC)
+#define RACE_ROUNDS 8
 
 static atomic_bool stop;
 static atomic_int wakee_tid[WAKEES];
@@ -92,7 +101,7 @@ static void *setter(void *arg)
 	return NULL;
 }
 
-static void wake_list_race(void)
+static void wake_list_race_round(void)
 {
 	pthread_t wakees[WAKEES], wakers[2], setters[SETTERS];
 	uint64_t end;
@@ -120,10 +129,6 @@ static void wake_list_race(void)
 		pthread_join(wakees[i], NULL);
 		close(wake_fd[i]);
 	}
-	ksft_print_msg("wake-list race: %ld policy changes, %ld wakeups\n", (long)changes,
-		       (long)wakeups);
-	ksft_test_result(changes > 0 && wakeups > 0,
-			 "wake-list race: the wakees were woken and changed policy\n");
 }
 
 static atomic_int fork_target;
@@ -204,15 +209,7 @@ static long long rd0_total_bw(void)
 	return rd_total_bw(0);
 }
 
-/*
- * With every deadline task of @what gone, all its bandwidth is back. The
- * root domain's total_bw is not always: now and then (2 of 9 runs, only
- * after the earlier tests of make check) it keeps one task's bandwidth, a
- * leak not found yet (README.md, "Stress"). That point is an expected
- * failure until it is; a root-domain rebuild (a CPU offline and back)
- * recounts the live tasks, and the next point checks that nothing else is
- * left, so that the tests after this one start clean.
- */
+/* With every deadline task of @what gone, all its bandwidth is back. */
 static void bandwidth_back(const char *what)
 {
 	long long pool = wait_for(dl_pool_total, pool_start), rd = wait_for(rd0_total_bw, rd_start);
@@ -221,24 +218,37 @@ static void bandwidth_back(const char *what)
 			 what);
 	ksft_test_result(pool == pool_start, "%s: sched_dl_total_bw back to %lld (%lld)\n", what,
 			 pool_start, pool);
-	if (rd == rd_start) {
-		ksft_test_result_pass("%s: the root domain's total_bw back to %lld\n", what, rd_start);
-		ksft_test_result_pass("%s: no root-domain rebuild needed\n", what);
-		return;
+	ksft_test_result(rd == rd_start, "%s: the root domain's total_bw back to %lld (%lld)\n", what,
+			 rd_start, rd);
+}
+
+/*
+ * Rounds of the wake-list race, each ended by a check that the pool and
+ * the root domain are back: a bandwidth release lost to a finishing
+ * inactive timer shows there.
+ */
+static void wake_list_race(void)
+{
+	long long pool = pool_start, rd = rd_start;
+	int round;
+
+	for (round = 0; round < RACE_ROUNDS && pool == pool_start && rd == rd_start; round++) {
+		stop = false;
+		memset(wakee_tid, 0, sizeof(wakee_tid));
+		wake_list_race_round();
+		pool = wait_for(dl_pool_total, pool_start);
+		rd = wait_for(rd0_total_bw, rd_start);
 	}
-	ksft_test_result_xfail("%s: the root domain's total_bw back to %lld (%lld: a known leak)\n", what,
-			       rd_start, rd);
-	if (pick_cpu() < 0 || set_online(false) || set_online(true))
-		ksft_print_msg("cannot take a CPU offline and back: %s\n", strerror(errno));
-	rd = wait_for(rd0_total_bw, rd_start);
-	ksft_test_result(rd == rd_start, "%s: after a root-domain rebuild, its total_bw is %lld (%lld)\n",
-			 what, rd_start, rd);
+	ksft_print_msg("wake-list race: %d rounds, %ld policy changes, %ld wakeups\n", round,
+		       (long)changes, (long)wakeups);
+	ksft_test_result(changes > 0 && wakeups > 0,
+			 "wake-list race: the wakees were woken and changed policy\n");
 }
 
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(10);
+	ksft_set_plan(8);
 	if (geteuid())
 		ksft_exit_skip("needs root\n");
 	if (!rq_bw_zero(1000))
