@@ -31,7 +31,6 @@
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include "dlcpu.h"
 #include "dltask.h"
 
 #define WAKEES 6
@@ -253,7 +252,6 @@ int main(void)
 		ksft_exit_skip("needs root\n");
 	if (!rq_bw_zero(1000))
 		ksft_exit_fail_msg("a runqueue has deadline utilization before the test\n");
-	atexit(cpu_restore);
 	pool_start = dl_pool_total();
 	rd_start = rd_total_bw(0);
 
