@@ -168,9 +168,20 @@ int main(void)
 			 "sched_setparam_ex(1 ms / 10 ms / 20 ms, SCHED_SIG_DMISS) read back (%s)\n",
 			 strerror(-ret));
 
-	t0 = now_ns();
-	ret = err_of(dlsched_sched_wait_interval(NULL, NULL));
-	t = now_ns();
+	/*
+	 * An overrun is paid back before the next instance (the 0-lag rule), 20
+	 * times its length at this period/runtime ratio: a vCPU stall charged
+	 * to the task pushes the wake-up by seconds. Such a call is retried.
+	 */
+	for (i = 0; i < 3; i++) {
+		t0 = now_ns();
+		ret = err_of(dlsched_sched_wait_interval(NULL, NULL));
+		t = now_ns();
+		if (ret || t - t0 <= 20 * MSEC + LATE_NS)
+			break;
+		ksft_print_msg("sched_wait_interval(NULL) took %.3f ms: an overrun paid back, retrying\n",
+			       (t - t0) / 1e6);
+	}
 	ksft_test_result(!ret && t - t0 <= 20 * MSEC + LATE_NS,
 			 "sched_wait_interval(NULL) as a deadline task: %s after %.3f ms (next period)\n",
 			 strerror(-ret), (t - t0) / 1e6);
