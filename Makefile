@@ -13,7 +13,11 @@
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD ?= $(TOP)/build
 KERNEL_VARIANT ?= normal
-export TOP BUILD KERNEL_VARIANT
+# One id per top-level make: every stage it runs (TIMED, dlcheck's) goes
+# into build/logs/timings.json under it.
+DLSCHED_RUN_ID ?= $(shell date +%s.%N)
+TIMED := tests/harness/timings.py run
+export TOP BUILD KERNEL_VARIANT DLSCHED_RUN_ID
 
 # Userspace sub-projects (each with its own Makefile, see HACKING.md).
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests/guest/Makefile))
@@ -29,10 +33,10 @@ deps:
 	@scripts/deps.sh all
 
 kernel:
-	@kernel/scripts/build.sh kernel
+	@$(TIMED) kernel -- kernel/scripts/build.sh kernel
 
 headers:
-	@kernel/scripts/build.sh headers
+	@$(TIMED) headers -- kernel/scripts/build.sh headers
 
 kernel-config:
 	@kernel/scripts/build.sh config
@@ -53,13 +57,13 @@ kernel-check-builds:
 
 userspace: headers
 	@scripts/deps.sh userspace
-	@set -e; for d in $(SUBDIRS); do $(call SUBMAKE,$$d) all; done
+	@$(TIMED) userspace -- sh -c 'set -e; for d in $(SUBDIRS); do $(call SUBMAKE,$$d) all; done'
 
 rootfs:
-	@vm/mkrootfs.sh
+	@$(TIMED) rootfs -- vm/mkrootfs.sh
 
 image: kernel userspace
-	@vm/mkimage.sh
+	@$(TIMED) image -- vm/mkimage.sh
 
 check: image
 	@tests/harness/dlcheck all
@@ -80,8 +84,8 @@ check-debug:
 # The randomized stress (guest test 29, tests/guest/helpers/dlstress.c) on
 # the debug kernel, a boot per hierarchy, STRESS_SECONDS (600) each: an
 # unexpected errno, a splat or leaked bandwidth fails it. STRESS_ARGS adds
-# dlstress options (comma-joined). Not in make check until its 60-second
-# run passes there every time (README.md, "Stress").
+# dlstress options (comma-joined). make check runs it for 60 s on the
+# normal kernel, in each hierarchy's boot.
 stress:
 	@$(MAKE) --no-print-directory image KERNEL_VARIANT=debug
 	@KERNEL_VARIANT=debug STRESS_SECONDS='$(STRESS_SECONDS)' STRESS_ARGS='$(STRESS_ARGS)' \
