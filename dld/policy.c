@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <dirent.h>
 #include <json.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 
@@ -430,11 +431,110 @@ static int group_problem(DiagList *d, const PolicyGroup *g, const char *fmt, ...
         return r < 0 ? -ENOMEM : -EINVAL;
 }
 
+/* Group indices sorted by name or by slice, ties by index: duplicates and
+ * enclosing slices are found by binary search instead of comparing every
+ * pair of groups (n^2: 5000 groups took 0.7 s to validate, make bench). */
+typedef struct GroupOrder {
+        const PolicyGroup *groups;
+        bool by_slice;
+} GroupOrder;
+
+static const char *group_key(const GroupOrder *o, size_t i) {
+        return o->by_slice ? o->groups[i].slice : o->groups[i].name;
+}
+
+static int group_order_cmp(const void *a, const void *b, void *userdata) {
+        const GroupOrder *o = userdata;
+        size_t x = *(const size_t *) a, y = *(const size_t *) b;
+        int c = strcmp(group_key(o, x), group_key(o, y));
+
+        return c ?: (x > y) - (x < y);
+}
+
+static size_t *group_order(const Policy *p, bool by_slice) {
+        GroupOrder o = { .groups = p->groups, .by_slice = by_slice };
+        size_t *v = calloc(p->n_groups ?: 1, sizeof(size_t));
+
+        if (!v)
+                return NULL;
+        for (size_t i = 0; i < p->n_groups; i++)
+                v[i] = i;
+        qsort_r(v, p->n_groups, sizeof(size_t), group_order_cmp, &o);
+        return v;
+}
+
+/* The first position in @order whose key is @key: the lowest index with
+ * that key; p->n_groups if none has it. */
+static size_t group_order_find(const Policy *p, const size_t *order, bool by_slice, const char *key) {
+        GroupOrder o = { .groups = p->groups, .by_slice = by_slice };
+        size_t lo = 0, hi = p->n_groups;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (strcmp(group_key(&o, order[mid]), key) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < p->n_groups && strcmp(group_key(&o, order[lo]), key) == 0 ? lo : p->n_groups;
+}
+
+/* The group whose slice holds @slice most closely (its longest enclosing
+ * slice other than itself: "a-b.slice" and "a.slice" hold "a-b-c.slice"),
+ * the lowest index among equals; -1 if none. */
+static int group_enclosing(const Policy *p, const size_t *by_slice, const char *slice) {
+        size_t l = strlen(slice);
+        _cleanup_free_ char *buf = NULL;
+
+        if (l <= 6 || strcmp(slice + l - 6, ".slice") != 0)
+                return -1;
+        buf = malloc(l + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (size_t la = l - 6; la-- > 1;) {
+                size_t pos;
+
+                if (slice[la] != '-')
+                        continue;
+                memcpy(buf, slice, la);
+                strcpy(buf + la, ".slice");
+                pos = group_order_find(p, by_slice, true, buf);
+                if (pos < p->n_groups)
+                        return (int) by_slice[pos];
+        }
+        return -1;
+}
+
+/* Group indices in the order their reservations are made: parents first
+ * (by depth), then by index. */
+typedef struct DepthOrder {
+        const unsigned *depth;
+} DepthOrder;
+
+/* How many groups hold group i, from the memo (UINT_MAX: not known yet).
+ * Recursion as deep as the slice has dashes. */
+static unsigned group_depth_memo(const Policy *p, unsigned *depth, size_t i) {
+        if (depth[i] == UINT_MAX)
+                depth[i] = p->groups[i].parent < 0 ? 0 : group_depth_memo(p, depth, (size_t) p->groups[i].parent) + 1;
+        return depth[i];
+}
+
+static int depth_order_cmp(const void *a, const void *b, void *userdata) {
+        const DepthOrder *o = userdata;
+        size_t x = *(const size_t *) a, y = *(const size_t *) b;
+
+        if (o->depth[x] != o->depth[y])
+                return o->depth[x] < o->depth[y] ? -1 : 1;
+        return (x > y) - (x < y);
+}
+
 int policy_validate(Policy *p, const SystemBudget *current, DiagList *d) {
         _cleanup_free_ DlNode *nodes = NULL;
+        _cleanup_free_ size_t *by_name = NULL, *by_slice = NULL, *order = NULL;
+        _cleanup_free_ unsigned *depth = NULL;
         SystemBudget eff = *current;
         const char *sysproblem;
-        unsigned max_depth;
         DlModel m;
         int ret = 0, k;
 
@@ -464,33 +564,46 @@ int policy_validate(Policy *p, const SystemBudget *current, DiagList *d) {
                 ret = -EINVAL;
         }
 
-        /* Duplicates and nesting. */
+        /* Duplicates and nesting, each group against the earlier ones with
+         * its name or slice (as if every pair were compared, in the same
+         * order), and its parent from its slice's prefixes. */
+        by_name = group_order(p, false);
+        by_slice = group_order(p, true);
+        if (!by_name || !by_slice)
+                return -ENOMEM;
         for (size_t i = 0; i < p->n_groups; i++) {
                 PolicyGroup *g = &p->groups[i];
+                size_t a = group_order_find(p, by_name, false, g->name);
+                size_t b = group_order_find(p, by_slice, true, g->slice);
 
-                g->parent = -1;
-                for (size_t j = 0; j < i; j++) {
-                        PolicyGroup *o = &p->groups[j];
+                /* Both runs list the earlier groups first, by index: merge them. */
+                for (;;) {
+                        size_t ja = a < p->n_groups && by_name[a] < i ? by_name[a] : SIZE_MAX;
+                        size_t jb = b < p->n_groups && by_slice[b] < i ? by_slice[b] : SIZE_MAX;
+                        size_t j = MIN(ja, jb);
+                        PolicyGroup *o;
 
+                        if (j == SIZE_MAX)
+                                break;
+                        if (ja == j)
+                                a++;
+                        if (jb == j)
+                                b++;
+                        o = &p->groups[j];
                         if (strcmp(g->name, o->name) == 0)
                                 k = group_problem(d, g, "duplicate group name \"%s\" (first defined in %s at %s)",
                                                   g->name, o->file, o->path);
-                        else if (strcmp(g->slice, o->slice) == 0)
+                        else
                                 k = group_problem(d, g, "slice \"%s\" already belongs to group \"%s\" (%s at %s)",
                                                   g->slice, o->name, o->file, o->path);
-                        else
-                                continue;
                         if (k == -ENOMEM)
                                 return k;
                         ret = k;
                 }
-                for (size_t j = 0; j < p->n_groups; j++) {
-                        PolicyGroup *o = &p->groups[j];
-
-                        if (j != i && strcmp(o->slice, g->slice) != 0 && slice_contains(o->slice, g->slice) &&
-                            (g->parent < 0 || strlen(o->slice) > strlen(p->groups[g->parent].slice)))
-                                g->parent = (int) j;
-                }
+                k = group_enclosing(p, by_slice, g->slice);
+                if (k == -ENOMEM)
+                        return k;
+                g->parent = k;
         }
         if (ret < 0)
                 return ret;
@@ -501,35 +614,45 @@ int policy_validate(Policy *p, const SystemBudget *current, DiagList *d) {
         if (!nodes)
                 return -ENOMEM;
         dl_model_init(&m, 1, eff.dl_runtime_us, eff.dl_period_us, eff.rt_runtime_us, eff.rt_period_us);
-        max_depth = policy_max_depth(p);
-        for (unsigned depth = 0; depth <= max_depth; depth++)
-                for (size_t i = 0; i < p->n_groups; i++) {
-                        PolicyGroup *g = &p->groups[i];
-                        DlNode *parent = g->parent >= 0 ? &nodes[g->parent] : NULL;
-                        char a[PERCENT_MAX], b[PERCENT_MAX];
+        /* Parents first: each group's depth from its parent's (a parent's
+         * slice is shorter, so there are no cycles). */
+        depth = calloc(p->n_groups ?: 1, sizeof(unsigned));
+        order = calloc(p->n_groups ?: 1, sizeof(size_t));
+        if (!depth || !order)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_groups; i++)
+                depth[i] = UINT_MAX;
+        for (size_t i = 0; i < p->n_groups; i++) {
+                (void) group_depth_memo(p, depth, i);
+                order[i] = i;
+        }
+        qsort_r(order, p->n_groups, sizeof(size_t), depth_order_cmp, &(DepthOrder) { .depth = depth });
+        for (size_t oi = 0; oi < p->n_groups; oi++) {
+                size_t i = order[oi];
+                PolicyGroup *g = &p->groups[i];
+                DlNode *parent = g->parent >= 0 ? &nodes[g->parent] : NULL;
+                char a[PERCENT_MAX], b[PERCENT_MAX];
 
-                        if (policy_group_depth(p, i) != depth)
-                                continue;
-                        dl_model_add_node(&m, &nodes[i], parent);
-                        if (dl_model_set_reservation(&m, &nodes[i], g->runtime_us, g->period_us) == 0)
-                                continue;
+                dl_model_add_node(&m, &nodes[i], parent);
+                if (dl_model_set_reservation(&m, &nodes[i], g->runtime_us, g->period_us) == 0)
+                        continue;
 
-                        bw_to_percent(a, sizeof(a), dl_to_ratio(g->period_us, g->runtime_us));
-                        if (parent && dl_node_capacity(&m, parent) < dl_to_ratio(g->period_us, g->runtime_us))
-                                k = group_problem(d, g, "group \"%s\" reserves %s of each CPU, more than its enclosing group \"%s\" (%s)",
-                                                  g->name, a, p->groups[g->parent].name,
-                                                  bw_to_percent(b, sizeof(b), dl_node_capacity(&m, parent)));
-                        else if (!parent && dl_node_capacity(&m, &m.pool) < dl_to_ratio(g->period_us, g->runtime_us))
-                                k = group_problem(d, g, "group \"%s\" reserves %s of each CPU, more than the system deadline budget (%s, sched_dl_runtime_us/sched_dl_period_us)",
-                                                  g->name, a, bw_to_percent(b, sizeof(b), dl_node_capacity(&m, &m.pool)));
-                        else
-                                k = group_problem(d, g, "group \"%s\" (%s of each CPU) does not fit together with the groups before it: %s left in %s",
-                                                  g->name, a, bw_to_percent(b, sizeof(b), dl_node_free(&m, parent ?: &m.pool)),
-                                                  parent ? p->groups[g->parent].name : "the system budget");
-                        if (k == -ENOMEM)
-                                return k;
-                        ret = k;
-                }
+                bw_to_percent(a, sizeof(a), dl_to_ratio(g->period_us, g->runtime_us));
+                if (parent && dl_node_capacity(&m, parent) < dl_to_ratio(g->period_us, g->runtime_us))
+                        k = group_problem(d, g, "group \"%s\" reserves %s of each CPU, more than its enclosing group \"%s\" (%s)",
+                                          g->name, a, p->groups[g->parent].name,
+                                          bw_to_percent(b, sizeof(b), dl_node_capacity(&m, parent)));
+                else if (!parent && dl_node_capacity(&m, &m.pool) < dl_to_ratio(g->period_us, g->runtime_us))
+                        k = group_problem(d, g, "group \"%s\" reserves %s of each CPU, more than the system deadline budget (%s, sched_dl_runtime_us/sched_dl_period_us)",
+                                          g->name, a, bw_to_percent(b, sizeof(b), dl_node_capacity(&m, &m.pool)));
+                else
+                        k = group_problem(d, g, "group \"%s\" (%s of each CPU) does not fit together with the groups before it: %s left in %s",
+                                          g->name, a, bw_to_percent(b, sizeof(b), dl_node_free(&m, parent ?: &m.pool)),
+                                          parent ? p->groups[g->parent].name : "the system budget");
+                if (k == -ENOMEM)
+                        return k;
+                ret = k;
+        }
         return ret;
 }
 

@@ -308,6 +308,68 @@ static void test_files(void) {
         rmdir(dir);
 }
 
+/* Validation finds duplicates and parents through sorted indices, not by
+ * comparing every pair: the same verdicts and messages, in the same order,
+ * whatever order the groups come in. */
+static void test_indexed(void) {
+        Policy p = {};
+        DiagList d = {};
+        int r;
+
+        /* Parents listed after their children, a deeper chain, and a slice
+         * that only shares a prefix ("a-bc" is not in "a-b"). */
+        r = policy_parse(&p, "p.json",
+                         "{\"system\":{\"sched_dl_runtime_us\":900000,\"sched_rt_runtime_us\":50000},\"groups\":["
+                         "{\"name\":\"abcd\",\"slice\":\"a-b-c-d.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
+                         "{\"name\":\"abc\",\"slice\":\"a-b-c.slice\",\"runtime_us\":10000,\"period_us\":1000000},"
+                         "{\"name\":\"abx\",\"slice\":\"a-bc-x.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
+                         "{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":500000,\"period_us\":1000000},"
+                         "{\"name\":\"ab\",\"slice\":\"a-b.slice\",\"runtime_us\":100000,\"period_us\":1000000}"
+                         "]}", &d);
+        if (r == 0)
+                r = policy_validate(&p, &defaults, &d);
+        is_int(r, 0, "indexed: nested policy, parents listed last, valid");
+        is_int(p.groups[0].parent, 1, "indexed: a-b-c-d in a-b-c");
+        is_int(p.groups[1].parent, 4, "indexed: a-b-c in a-b (listed after it)");
+        is_int(p.groups[2].parent, 3, "indexed: a-bc-x in a, not in a-b");
+        is_int(p.groups[3].parent, -1, "indexed: a top-level");
+        is_int(p.groups[4].parent, 3, "indexed: a-b in a");
+        is_int(policy_max_depth(&p), 3, "indexed: depth 3");
+        policy_done(&p);
+        diag_list_done(&d);
+
+        /* Three groups named alike, one slice shared: each group is held
+         * against every earlier one, in index order, as comparing each pair did. */
+        p = (Policy) {};
+        d = (DiagList) {};
+        r = policy_parse(&p, "p.json",
+                         "{\"groups\":["
+                         "{\"name\":\"m\",\"slice\":\"m1.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
+                         "{\"name\":\"x\",\"slice\":\"m3.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
+                         "{\"name\":\"m\",\"slice\":\"m2.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
+                         "{\"name\":\"m\",\"slice\":\"m3.slice\",\"runtime_us\":1000,\"period_us\":1000000}"
+                         "]}", &d);
+        if (r == 0)
+                r = policy_validate(&p, &defaults, &d);
+        is_int(r, -EINVAL, "indexed: duplicates refused");
+        if (is_int(d.n, 4, "indexed: four problems")) {
+                static const char * const want[] = {
+                        "p.json: $.groups[2]: duplicate group name \"m\" (first defined in p.json at $.groups[0])",
+                        "p.json: $.groups[3]: duplicate group name \"m\" (first defined in p.json at $.groups[0])",
+                        "p.json: $.groups[3]: slice \"m3.slice\" already belongs to group \"x\" (p.json at $.groups[1])",
+                        "p.json: $.groups[3]: duplicate group name \"m\" (first defined in p.json at $.groups[2])",
+                };
+
+                for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                        _cleanup_free_ char *msg = diag_format(&d.items[i]);
+
+                        is_str(msg, want[i], "indexed: problem %zu, in index order", i + 1);
+                }
+        }
+        policy_done(&p);
+        diag_list_done(&d);
+}
+
 int main(void) {
         tap_begin();
         check_example("demo.json", 0, NULL);
@@ -319,5 +381,6 @@ int main(void) {
         test_bad();
         test_strict();
         test_files();
+        test_indexed();
         return tap_done();
 }
