@@ -1,0 +1,314 @@
+#!/bin/bash
+# make bench, inside the guest (bench/README.md): runs the parts named by
+# dlsched.bench=PART[,PART...] on the kernel command line and prints each
+# figure as a "# BENCH {json}" line; without dlsched.bench it skips, so
+# that make check's boots leave it alone. dlsched.bench_quick=1: short
+# runs (make bench QUICK=1).
+#
+#   hot    part 1: pipe ping-pong, fork/exit, hackbench, sched_setattr()
+#          at cgroup depth 0/1/5, with and without a reservation (the
+#          reserved cases only where the kernel has reservations)
+#   cap    part 2: periodic deadline tasks filling a group's reservation
+#          beside a CFS load and an overrunning deadline task; then the
+#          same over-subscribed with admission control off
+#   dld    part 3: dld's promotion latency against systemd's
+#          CPUSchedulingPolicy=fifo
+#   foot   part 4: dld's RSS and CPU, start/stop cycles, dlconf status
+#   depth  part 5: reservation write and setattr cost, depth 1 to 16
+. /usr/lib/dlsched/tap.sh
+
+BIN=/usr/lib/dlsched/bench
+
+cmdline_value() {
+	local arg
+	for arg in $(cat /proc/cmdline); do
+		case $arg in "$1"=*) echo "${arg#*=}"; return 0;; esac
+	done
+	return 1
+}
+
+parts=$(cmdline_value dlsched.bench) || skip_all "no dlsched.bench= on the kernel command line (make bench)"
+quick=$(cmdline_value dlsched.bench_quick || echo 0)
+[ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] || skip_all "the bench runs on cgroup v2"
+patched=0
+[ -e /proc/sys/kernel/sched_dl_runtime_us ] && patched=1
+
+q() { if [ "$quick" = 1 ]; then echo "$1"; else echo "$2"; fi; }
+# Every figure: one line the host collects; the part and the kernel added.
+emit() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		BENCH\ \{*) echo "# BENCH {\"part\":\"$1\",\"kernel\":\"$kernel\",${line#BENCH \{}";;
+		*) echo "# $line";;
+		esac
+	done
+}
+kernel=$([ $patched = 1 ] && echo patched || echo stock)
+# bench_json PART KEY=NUMBER...: a figure measured by this script.
+bench_json() {
+	local part=$1 out="" kv
+	shift
+	for kv in "$@"; do out+=",\"${kv%%=*}\":${kv#*=}"; done
+	echo "# BENCH {\"part\":\"$part\",\"kernel\":\"$kernel\"${out}}"
+}
+has_part() { case ",$parts," in *",$1,"*) return 0;; esac; return 1; }
+
+n_parts=0
+for p in hot cap dld foot depth; do has_part $p && n_parts=$((n_parts + 1)); done
+plan $n_parts
+diag "bench parts $parts, quick=$quick, kernel $kernel ($(uname -r)), $(nproc) CPUs"
+
+DEFAULTS=(50000 1000000 950000 1000000)
+restore_knobs() {
+	[ $patched = 1 ] || return 0
+	echo "${DEFAULTS[0]}" > /proc/sys/kernel/sched_dl_runtime_us 2>/dev/null
+	echo "${DEFAULTS[1]}" > /proc/sys/kernel/sched_dl_period_us 2>/dev/null
+	echo "${DEFAULTS[3]}" > /proc/sys/kernel/sched_rt_period_us
+	echo "${DEFAULTS[2]}" > /proc/sys/kernel/sched_rt_runtime_us
+}
+
+# ---- part 1: hot paths, three times each; the host takes the medians.
+part_hot() {
+	local rep reps pipe_n fork_n hb_g hb_l sa_n d r rc=0
+	reps=3
+	pipe_n=$(q 10000 40000); fork_n=$(q 200 800); hb_g=$(q 2 4); hb_l=$(q 20 60); sa_n=$(q 300 1500)
+	for rep in $(seq $reps); do
+		"$BIN/dlb-hot" pipe "$pipe_n" || rc=1
+		"$BIN/dlb-hot" forkexit "$fork_n" || rc=1
+		"$BIN/dlb-hot" hackbench "$hb_g" "$hb_l" || rc=1
+		for d in 0 1 5; do
+			for r in 0 1; do
+				[ "$r" = 1 ] && { [ $patched = 1 ] && [ "$d" -gt 0 ] || continue; }
+				"$BIN/dlb-hot" setattr "$d" "$r" "$sa_n" || rc=1
+			done
+		done
+	done 2>&1 | emit hot
+	return "${PIPESTATUS[0]}"
+}
+
+# ---- part 2: guarantees at the cap, on 2 CPUs (one vCPU per host CPU).
+part_cap() {
+	local jobs cpus cg=/sys/fs/cgroup/dlbcap rc=0 stalls=/tmp/dlb-stalls spec=() i
+	[ $patched = 1 ] || { diag "cap: needs the patched kernel"; return 0; }
+	jobs=$(q 300 10000)
+	cpus=$(nproc)
+	# 90% of each CPU for deadline tasks, 5% RT (the stall witness).
+	echo 50000 > /proc/sys/kernel/sched_rt_runtime_us
+	echo 900000 > /proc/sys/kernel/sched_dl_runtime_us
+	echo +cpu > /sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p $cg/periodic $cg/overrun
+	echo +cpu > $cg/cgroup.subtree_control
+	# The periodic group: 60% of each CPU, filled by 2 x CPUs tasks of
+	# 3 ms/10 ms (30%) each doing 2 ms of work; the overrunner's group 10%,
+	# held by one 1 ms/10 ms task that never stops.
+	echo 100000 > $cg/periodic/cpu.dl_period_us
+	echo 60000 > $cg/periodic/cpu.dl_runtime_us
+	echo 100000 > $cg/overrun/cpu.dl_period_us
+	echo 10000 > $cg/overrun/cpu.dl_runtime_us
+	for ((i = 0; i < 2 * cpus; i++)); do spec+=("periodic:$cg/periodic:3000:10000:2000"); done
+	spec+=("overrun:$cg/overrun:1000:10000:0")
+	for ((i = 0; i < cpus; i++)); do spec+=("cfs:-:0:0:0"); done
+	rm -f $stalls
+	/usr/lib/dlsched/bin/stallwatch $stalls & local sw=$!
+	bench_json cap test='"cap_setup"' cpus="$cpus" group_runtime_us=60000 group_period_us=100000 \
+		group_total_bw="$(cat $cg/periodic/cpu.dl_total_bw 2>/dev/null || echo null)"
+	DLB_STALLS=$stalls "$BIN/dlb-cap" admitted "$jobs" "${spec[@]}" 2>&1 | emit cap
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	kill $sw; wait $sw 2>/dev/null
+	# Without admission control: the same tasks in the root, 5 per CPU:
+	# 150% of each CPU reserved, their work alone 100%.
+	echo -1 > $cg/periodic/cpu.dl_runtime_us
+	echo -1 > $cg/overrun/cpu.dl_runtime_us
+	echo -1 > /proc/sys/kernel/sched_dl_runtime_us
+	spec=()
+	for ((i = 0; i < 5 * cpus; i++)); do spec+=("periodic:-:3000:10000:2000"); done
+	spec+=("overrun:-:1000:10000:0")
+	for ((i = 0; i < cpus; i++)); do spec+=("cfs:-:0:0:0"); done
+	rm -f $stalls
+	/usr/lib/dlsched/bin/stallwatch $stalls & sw=$!
+	DLB_STALLS=$stalls "$BIN/dlb-cap" oversubscribed "$(q 300 2000)" "${spec[@]}" 2>&1 | emit cap
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	kill $sw; wait $sw 2>/dev/null
+	rmdir $cg/periodic $cg/overrun $cg
+	restore_knobs
+	return $rc
+}
+
+# ---- dld set-up, shared by parts 3 and 4.
+UNITS=/run/systemd/system
+dld_setup() {
+	mkdir -p /etc/dld/policies.d /run/dlb
+	cat > /etc/dld/policies.d/90-bench.json <<-'JSON'
+	{
+	  "system": { "sched_dl_runtime_us": 850000, "sched_dl_period_us": 1000000,
+	              "sched_rt_runtime_us": 100000, "sched_rt_period_us": 1000000 },
+	  "groups": [
+	    { "name": "bench", "slice": "dlbench.slice", "runtime_us": 800000, "period_us": 1000000,
+	      "on_refusal": "degrade" }
+	  ]
+	}
+	JSON
+	systemctl start dld.service || return 1
+	busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager Reload > /dev/null
+}
+dld_unit() {	# NAME EXEC [DROPIN-LINE...]
+	local name=$1 exec=$2
+	shift 2
+	printf '[Unit]\nDescription=bench %s\n[Service]\nSlice=dlbench.slice\nExecStart=%s\n' "$name" "$exec" > "$UNITS/$name.service"
+	mkdir -p "$UNITS/$name.service.d"
+	{ echo "[Service]"; printf '%s\n' "$@"; } > "$UNITS/$name.service.d/bench.conf"
+}
+dld_teardown() {
+	rm -rf "$UNITS"/dlb-*.service "$UNITS"/dlb-*.service.d /etc/dld/policies.d/90-bench.json
+	systemctl daemon-reload
+	busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager Reload > /dev/null 2>&1
+	systemctl stop dld.service
+	restore_knobs
+}
+policy_of() {	# 6 = SCHED_DEADLINE, from /proc/PID/stat field 41
+	local stat
+	read -r stat < "/proc/$1/stat" 2>/dev/null || return 1
+	stat=${stat##*) }
+	# shellcheck disable=SC2086
+	set -- $stat
+	echo "${39}"
+}
+
+# ---- part 3: start job finished -> all threads SCHED_DEADLINE.
+part_dld() {
+	local n i w kind out res act all new fails=0
+	[ $patched = 1 ] || { diag "dld: needs the patched kernel"; return 0; }
+	n=$(q 10 200)
+	dld_unit dlb-dl "$BIN/dlb-worker /run/dlb/dl 6 2 new" X-DeadlineRuntime=2ms X-DeadlinePeriod=10ms X-DeadlineThreads=3
+	dld_unit dlb-fifo "$BIN/dlb-worker /run/dlb/fifo 1 2 new" CPUSchedulingPolicy=fifo CPUSchedulingPriority=10
+	systemctl daemon-reload
+	for ((i = 0; i < n; i++)); do
+		for kind in dl fifo; do
+			out=/run/dlb/$kind
+			rm -f "$out"
+			systemctl start dlb-$kind.service
+			act=$(systemctl show -P ActiveEnterTimestampMonotonic dlb-$kind.service)
+			for ((w = 0; w < 1000; w++)); do [ -s "$out" ] && break; sleep 0.01; done
+			res=$(cat "$out" 2>/dev/null)
+			systemctl stop dlb-$kind.service
+			all=$(sed -n 's/.*all=\(-\{0,1\}[0-9]*\).*/\1/p' <<< "$res")
+			new=$(sed -n 's/.*new=\(-\{0,1\}[0-9]*\).*/\1/p' <<< "$res")
+			if [ -z "$all" ] || [ -z "$new" ] || [ "$all" -lt 0 ] || [ "$new" -lt 0 ]; then
+				fails=$((fails + 1))
+				echo "# dld: $kind start $i: no promotion within 10 s ($res)"
+				continue
+			fi
+			bench_json dld test='"promotion"' kind="\"$kind\"" i="$i" \
+				unit_to_policy_us="$(( (all - act * 1000) / 1000 ))" new_thread_us="$(( new / 1000 ))"
+		done
+	done
+	bench_json dld test='"promotion_failures"' failures="$fails"
+	[ "$fails" = 0 ]
+}
+
+dld_pid() { systemctl show -P MainPID dld.service; }
+cpu_ticks() { local s; read -r s < "/proc/$1/stat"; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+total_bw() { cat /sys/fs/cgroup/dlbench.slice/cpu.dl_total_bw 2>/dev/null || echo -1; }
+wait_admitted() {	# UNITS...: until each unit's processes run SCHED_DEADLINE
+	local u pid left tries
+	for ((tries = 0; tries < 400; tries++)); do
+		left=0
+		for u in "$@"; do
+			pid=$(head -n 1 "/sys/fs/cgroup/dlbench.slice/$u/cgroup.procs" 2>/dev/null)
+			[ -n "$pid" ] && [ "$(policy_of "$pid")" = 6 ] || left=$((left + 1))
+		done
+		[ $left = 0 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# ---- part 4: dld's footprint.
+part_foot() {
+	local pid idle_s t0 t1 c0 c1 rss max_rss cycles i units=() bw0 bw1 n_status s times=() rc=0 hz
+	[ $patched = 1 ] || { diag "foot: needs the patched kernel"; return 0; }
+	hz=$(getconf CLK_TCK)
+	for i in $(seq 20); do
+		dld_unit "dlb-f$i" "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=100ms
+		units+=("dlb-f$i.service")
+	done
+	systemctl daemon-reload
+	pid=$(dld_pid)
+	idle_s=$(q 5 30)
+	sleep 2
+	bw0=$(total_bw)
+	c0=$(cpu_ticks "$pid"); t0=$(date +%s%N)
+	sleep "$idle_s"
+	c1=$(cpu_ticks "$pid"); t1=$(date +%s%N)
+	bench_json foot test='"idle"' seconds="$idle_s" rss_kb="$(rss_kb "$pid")" \
+		cpu_percent="$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN {printf "%.3f", 100 * c / hz / (t / 1e9)}')"
+	cycles=$(q 3 20)
+	max_rss=0
+	c0=$(cpu_ticks "$pid"); t0=$(date +%s%N)
+	for ((i = 0; i < cycles; i++)); do
+		systemctl start "${units[@]}"
+		wait_admitted "${units[@]}" || { echo "# foot: cycle $i: not all 20 admitted"; rc=1; }
+		rss=$(rss_kb "$pid"); [ "$rss" -gt "$max_rss" ] && max_rss=$rss
+		systemctl stop "${units[@]}"
+	done
+	c1=$(cpu_ticks "$pid"); t1=$(date +%s%N)
+	# dld gives the bandwidth back as the units go: wait for it to settle.
+	for ((i = 0; i < 100 && $(total_bw) != bw0; i++)); do sleep 0.05; done
+	bw1=$(total_bw)
+	bench_json foot test='"cycles"' cycles="$cycles" services=20 rss_max_kb="$max_rss" rss_after_kb="$(rss_kb "$pid")" \
+		cpu_percent="$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN {printf "%.3f", 100 * c / hz / (t / 1e9)}')" \
+		seconds="$(( (t1 - t0) / 1000000000 ))" bw_before="$bw0" bw_after="$bw1" \
+		sched_dl_total_bw="$(cat /proc/sys/kernel/sched_dl_total_bw)"
+	# dlconf status with N services admitted.
+	n_status=$(q 25 100)
+	units=()
+	for i in $(seq "$n_status"); do
+		dld_unit "dlb-s$i" "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=100ms
+		units+=("dlb-s$i.service")
+	done
+	systemctl daemon-reload
+	systemctl start "${units[@]}"
+	wait_admitted "${units[@]}" || { echo "# foot: not all $n_status status services admitted"; rc=1; }
+	for i in 1 2 3 4 5; do
+		t0=$(date +%s%N); dlconf status > /dev/null; t1=$(date +%s%N)
+		times+=($(( (t1 - t0) / 1000 )))
+	done
+	s=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
+	bench_json foot test='"status"' services="$n_status" admitted="$(dlconf list 2>/dev/null | grep -c admitted)" \
+		status_us_p50="$s" status_us_max="$(printf '%s\n' "${times[@]}" | sort -n | tail -n 1)" rss_kb="$(rss_kb "$pid")"
+	systemctl stop "${units[@]}"
+	return $rc
+}
+
+# ---- part 5 (guest half): cost against hierarchy depth.
+part_depth() {
+	local d n
+	[ $patched = 1 ] || { diag "depth: needs the patched kernel"; return 0; }
+	n=$(q 200 1000)
+	for d in $(q "1 2 4 8 16" "1 2 3 4 5 6 8 10 12 14 16"); do
+		"$BIN/dlb-hot" reswrite "$d" "$n"
+		"$BIN/dlb-hot" setattr "$d" 0 "$n"
+	done 2>&1 | emit depth
+	return "${PIPESTATUS[0]}"
+}
+
+run_part() {
+	local t0=$SECONDS
+	if "part_$1"; then
+		pass "$1 ($((SECONDS - t0)) s)"
+	else
+		fail "$1 ($((SECONDS - t0)) s)"
+	fi
+}
+has_part hot && run_part hot
+has_part depth && run_part depth
+has_part cap && run_part cap
+if has_part dld || has_part foot; then
+	dld_setup || echo "# dld did not start"
+	has_part dld && run_part dld
+	has_part foot && run_part foot
+	dld_teardown
+fi
+done_testing

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared by the bench's guest programs (bench/README.md): clocks, mainline
+ * sched_setattr(), cgroup v2 chains, and results as one JSON object per
+ * line ("BENCH {...}"), which bench/run.py collects from the results port.
+ */
+#ifndef DLB_H
+#define DLB_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
+#endif
+#ifndef SCHED_FLAG_DL_OVERRUN
+#define SCHED_FLAG_DL_OVERRUN 0x04
+#endif
+
+/* The mainline layout (sched_setattr() is mainline: SYS_sched_setattr). */
+struct dlb_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+static inline int dlb_setattr(pid_t pid, int policy, uint64_t runtime_ns, uint64_t deadline_ns,
+			      uint64_t period_ns, uint64_t flags)
+{
+	struct dlb_attr a = {
+		.size = sizeof(a), .sched_policy = (uint32_t)policy, .sched_flags = flags,
+		.sched_runtime = runtime_ns, .sched_deadline = deadline_ns, .sched_period = period_ns,
+	};
+
+	return syscall(SYS_sched_setattr, pid, &a, 0) ? -errno : 0;
+}
+
+static inline int dlb_deadline(uint64_t runtime_ns, uint64_t deadline_ns, uint64_t period_ns, uint64_t flags)
+{
+	return dlb_setattr(0, SCHED_DEADLINE, runtime_ns, deadline_ns, period_ns, flags);
+}
+
+static inline int dlb_other(void)
+{
+	return dlb_setattr(0, 0 /* SCHED_OTHER */, 0, 0, 0, 0);
+}
+
+static inline int64_t dlb_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline int64_t dlb_now(void)
+{
+	return dlb_ns(CLOCK_MONOTONIC);
+}
+
+static inline void dlb_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("dlb: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static inline int dlb_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static inline int dlb_writef(const char *path, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return dlb_write(path, buf);
+}
+
+static int dlb_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The q-quantile (0..1) of n sorted values, nearest rank. */
+static inline int64_t dlb_quantile(const int64_t *v, size_t n, double q)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	i = (size_t)(q * (double)n + 0.999999);
+	if (i > 0)
+		i--;
+	return v[i < n ? i : n - 1];
+}
+
+static inline void dlb_sort(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), dlb_cmp_i64);
+}
+
+/* A chain of cgroup v2 groups below the root: /sys/fs/cgroup/dlb/l2/.../lD
+ * for depth D >= 1 (the root itself for depth 0), the cpu controller
+ * enabled on the way. Fills leaf (PATH_MAX). */
+#define DLB_CG_ROOT "/sys/fs/cgroup"
+static inline void dlb_chain(unsigned depth, char *leaf, size_t size)
+{
+	int len = snprintf(leaf, size, "%s", DLB_CG_ROOT);
+
+	for (unsigned d = 1; d <= depth; d++) {
+		char ctl[4200];
+
+		snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", leaf);
+		(void)dlb_write(ctl, "+cpu");
+		len += snprintf(leaf + len, size - len, d == 1 ? "/dlb" : "/l%u", d);
+		if (mkdir(leaf, 0755) && errno != EEXIST)
+			dlb_die("mkdir %s: %s", leaf, strerror(errno));
+	}
+}
+
+/* Moves the calling process into a cgroup directory. */
+static inline void dlb_enter(const char *dir)
+{
+	char procs[4200];
+	int r;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	r = dlb_writef(procs, "%d", (int)getpid());
+	if (r)
+		dlb_die("move into %s: %s", dir, strerror(-r));
+}
+
+/* Removes the chain below the root, deepest first (the caller left it). */
+static inline void dlb_unchain(unsigned depth)
+{
+	char path[4200];
+
+	for (unsigned d = depth; d >= 1; d--) {
+		int len = snprintf(path, sizeof(path), "%s", DLB_CG_ROOT);
+
+		for (unsigned k = 1; k <= d; k++)
+			len += snprintf(path + len, sizeof(path) - len, k == 1 ? "/dlb" : "/l%u", k);
+		(void)rmdir(path);
+	}
+}
+
+static inline bool dlb_patched(void)
+{
+	return access("/proc/sys/kernel/sched_dl_runtime_us", F_OK) == 0;
+}
+
+#endif
