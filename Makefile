@@ -7,6 +7,8 @@
 #   make check-debug    kernel tests on the lockdep/KASAN kernel (slow)
 #   make stress         the randomized stress on the debug kernel, 10 min per
 #                       hierarchy (STRESS_SECONDS=)
+#   make bench          patched against stock, guarantees, dld's latency and
+#                       footprint, scale: build/bench/report.md (QUICK=1: short)
 #
 # See README.md for the rest, HACKING.md for how the pieces fit.
 
@@ -20,11 +22,11 @@ TIMED := tests/harness/timings.py run
 export TOP BUILD KERNEL_VARIANT DLSCHED_RUN_ID
 
 # Userspace sub-projects (each with its own Makefile, see HACKING.md).
-SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests/guest/Makefile))
+SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests/guest/Makefile bench/Makefile))
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
 .PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \
-	userspace rootfs image check check-host check-guest check-debug check-mutants stress run demo check-run clean \
+	userspace rootfs image check check-host check-guest check-debug check-mutants stress bench run demo check-run clean \
 	distclean
 
 all: kernel userspace
@@ -98,6 +100,16 @@ stress:
 check-mutants:
 	@scripts/deps.sh userspace
 	@tests/harness/mutants all
+
+# What the series costs and what it guarantees (bench/README.md): the
+# patched and the stock kernel (build/stock, built if missing) booted
+# alternately, 3 rounds, one vCPU per host CPU; dld's latency and
+# footprint; the scale of policy validation. build/bench/report.md,
+# results.json and PNG plots. About 30 min; QUICK=1 runs every part briefly
+# in one round (a few minutes). Not part of make check.
+bench: kernel userspace
+	@scripts/deps.sh bench
+	@QUICK='$(QUICK)' bench/run.py
 
 run: image
 	@vm/boot.sh run

@@ -37,3 +37,5 @@ VM_PACKAGES=(qemu-system-x86 debootstrap e2fsprogs python3)
 # gcc-multilib, libc6-dev-i386: the static i386 program of the 32-bit ABI
 # test (tests/guest/helpers/abi32.c, built with the guest tests).
 USERSPACE_PACKAGES=(build-essential pkg-config libjson-c-dev libsystemd-dev python3 gcc-multilib libc6-dev-i386)
+# gnuplot-nox: make bench's plots (bench/report.py).
+BENCH_PACKAGES=(gnuplot-nox)

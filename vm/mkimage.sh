@@ -16,7 +16,9 @@ mkdir -p "$stage"
 tar -C "$stage" --numeric-owner -xf "$base"
 
 # The project's own files, each sub-project installing itself.
-for dir in dld dlconf tests/guest; do
+# bench/ installs make bench's guest programs and 95-bench.sh, which skips
+# unless the kernel command line asks for the bench.
+for dir in dld dlconf tests/guest bench; do
 	[ -f "$TOP/$dir/Makefile" ] || continue
 	make -s -C "$TOP/$dir" O="$BUILD/$dir" HEADERS="$BUILD/headers/include" \
 		KTREE="$BUILD/linux" DESTDIR="$stage" install
