@@ -18,7 +18,12 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <sched.h>
 #include <unistd.h>
+/* The uapi's struct sched_param would clash with the C library's. */
+#define sched_param kernel_sched_param
+#include <linux/sched/types.h>
+#undef sched_param
 
 #ifndef SCHED_DEADLINE
 #define SCHED_DEADLINE 6
@@ -27,22 +32,11 @@
 #define SCHED_FLAG_DL_OVERRUN 0x04
 #endif
 
-/* The mainline layout (sched_setattr() is mainline: SYS_sched_setattr). */
-struct dlb_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-};
-
 static inline int dlb_setattr(pid_t pid, int policy, uint64_t runtime_ns, uint64_t deadline_ns,
 			      uint64_t period_ns, uint64_t flags)
 {
-	struct dlb_attr a = {
+	/* sched_setattr() is mainline: the uapi struct, SYS_sched_setattr. */
+	struct sched_attr a = {
 		.size = sizeof(a), .sched_policy = (uint32_t)policy, .sched_flags = flags,
 		.sched_runtime = runtime_ns, .sched_deadline = deadline_ns, .sched_period = period_ns,
 	};

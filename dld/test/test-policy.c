@@ -6,15 +6,24 @@
 
 static const SystemBudget defaults = SYSTEM_BUDGET_DEFAULTS;
 
-/* Parses and validates one file; returns the result and the first message. */
-static int check_text(const char *text, Policy *p, char **ret_msg, size_t *ret_n) {
-        DiagList d = {};
+/* Parses and validates one file "p.json" into a fresh p and d. */
+static int validate_text(const char *text, Policy *p, DiagList *d) {
         int r;
 
         *p = (Policy) {};
-        r = policy_parse(p, "p.json", text, &d);
+        *d = (DiagList) {};
+        r = policy_parse(p, "p.json", text, d);
         if (r == 0)
-                r = policy_validate(p, &defaults, &d);
+                r = policy_validate(p, &defaults, d);
+        return r;
+}
+
+/* Parses and validates one file; returns the result and the first message. */
+static int check_text(const char *text, Policy *p, char **ret_msg, size_t *ret_n) {
+        DiagList d;
+        int r;
+
+        r = validate_text(text, p, &d);
         *ret_msg = d.n > 0 ? diag_format(&d.items[0]) : NULL;
         if (ret_n)
                 *ret_n = d.n;
@@ -312,22 +321,20 @@ static void test_files(void) {
  * comparing every pair: the same verdicts and messages, in the same order,
  * whatever order the groups come in. */
 static void test_indexed(void) {
-        Policy p = {};
-        DiagList d = {};
+        Policy p;
+        DiagList d;
         int r;
 
         /* Parents listed after their children, a deeper chain, and a slice
          * that only shares a prefix ("a-bc" is not in "a-b"). */
-        r = policy_parse(&p, "p.json",
+        r = validate_text(
                          "{\"system\":{\"sched_dl_runtime_us\":900000,\"sched_rt_runtime_us\":50000},\"groups\":["
                          "{\"name\":\"abcd\",\"slice\":\"a-b-c-d.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
                          "{\"name\":\"abc\",\"slice\":\"a-b-c.slice\",\"runtime_us\":10000,\"period_us\":1000000},"
                          "{\"name\":\"abx\",\"slice\":\"a-bc-x.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
                          "{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":500000,\"period_us\":1000000},"
                          "{\"name\":\"ab\",\"slice\":\"a-b.slice\",\"runtime_us\":100000,\"period_us\":1000000}"
-                         "]}", &d);
-        if (r == 0)
-                r = policy_validate(&p, &defaults, &d);
+                         "]}", &p, &d);
         is_int(r, 0, "indexed: nested policy, parents listed last, valid");
         is_int(p.groups[0].parent, 1, "indexed: a-b-c-d in a-b-c");
         is_int(p.groups[1].parent, 4, "indexed: a-b-c in a-b (listed after it)");
@@ -340,17 +347,13 @@ static void test_indexed(void) {
 
         /* Three groups named alike, one slice shared: each group is held
          * against every earlier one, in index order, as comparing each pair did. */
-        p = (Policy) {};
-        d = (DiagList) {};
-        r = policy_parse(&p, "p.json",
+        r = validate_text(
                          "{\"groups\":["
                          "{\"name\":\"m\",\"slice\":\"m1.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
                          "{\"name\":\"x\",\"slice\":\"m3.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
                          "{\"name\":\"m\",\"slice\":\"m2.slice\",\"runtime_us\":1000,\"period_us\":1000000},"
                          "{\"name\":\"m\",\"slice\":\"m3.slice\",\"runtime_us\":1000,\"period_us\":1000000}"
-                         "]}", &d);
-        if (r == 0)
-                r = policy_validate(&p, &defaults, &d);
+                         "]}", &p, &d);
         is_int(r, -EINVAL, "indexed: duplicates refused");
         if (is_int(d.n, 4, "indexed: four problems")) {
                 static const char * const want[] = {
