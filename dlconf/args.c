@@ -105,21 +105,6 @@ void dlconf_help(FILE *f, const Verb *verb) {
                 "See dlconf(8).\n");
 }
 
-static int errorf(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int errorf(char **ret_error, const char *fmt, ...) {
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = vasprintf(ret_error, fmt, ap);
-        va_end(ap);
-        if (r < 0) {
-                *ret_error = NULL;
-                return -ENOMEM;
-        }
-        return -EINVAL;
-}
-
 int dlconf_unit_name(const char *arg, char **ret, char **ret_error) {
         _cleanup_free_ char *name = NULL;
 

@@ -43,12 +43,12 @@ static int read_str(sd_bus_message *m, char **ret) {
 }
 
 static int read_service(sd_bus_message *m, DlconfService *s) {
-        const char *unit, *group, *state, *source, *reason;
+        const char *unit, *group, *state, *source, *reason, *cid, *cname;
         int r;
 
         r = sd_bus_message_read(m, DLD_SERVICE_SIGNATURE, &unit, &group, &state, &s->runtime_usec,
                                 &s->deadline_usec, &s->period_usec, &s->threads_requested, &s->reserved, &s->threads,
-                                &s->threads_total, &source, &reason);
+                                &s->threads_total, &source, &reason, &cid, &cname);
         if (r <= 0)
                 return r;
         s->unit = strdup(unit);
@@ -56,7 +56,9 @@ static int read_service(sd_bus_message *m, DlconfService *s) {
         s->state = strdup(state);
         s->source = strdup(source);
         s->reason = strdup(reason);
-        if (!s->unit || !s->group || !s->state || !s->source || !s->reason)
+        s->container_id = strdup(cid);
+        s->container_name = strdup(cname);
+        if (!s->unit || !s->group || !s->state || !s->source || !s->reason || !s->container_id || !s->container_name)
                 return -ENOMEM;
         return 1;
 }

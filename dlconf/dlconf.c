@@ -8,6 +8,8 @@
 #include "args.h"
 #include "check.h"
 #include "client.h"
+#include "container.h"
+#include "dld-bus.h"
 #include "format.h"
 #include "policy.h"
 #include "util.h"
@@ -84,15 +86,31 @@ static int verb_status_or_list(const DlconfArgs *a, sd_bus *bus) {
         return ret;
 }
 
+/* unit: the argument as a unit name (NULL if it is none); a container is
+ * named by the argument itself, its name or ID. */
 static int verb_show(const DlconfArgs *a, sd_bus *bus, const char *unit) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         DlconfService svc = {};
         FormatOptions o = format_options(a);
-        int r, ret = EXIT_DLCONF_OK;
+        int r = -ENOENT, ret = EXIT_DLCONF_OK;
 
-        r = client_get_service(bus, unit, &svc, &error);
+        if (unit)
+                r = client_get_service(bus, unit, &svc, &error);
+        if ((!unit || (r < 0 && sd_bus_error_has_name(&error, DLD_ERROR_NO_SUCH_SERVICE))) &&
+            !streq_ptr(unit, a->args[0])) {
+                _cleanup_(sd_bus_error_free) sd_bus_error e2 = SD_BUS_ERROR_NULL;
+                int k = client_get_service(bus, a->args[0], &svc, &e2);
+
+                /* Not a container either: the unit's error says it best. */
+                if (k >= 0 || !unit) {
+                        sd_bus_error_free(&error);
+                        error = e2;
+                        e2 = SD_BUS_ERROR_NULL;
+                        r = k;
+                }
+        }
         if (r < 0)
-                return bus_failure(unit, &error, r);
+                return bus_failure(unit ?: a->args[0], &error, r);
         if (a->json != JSON_OFF)
                 ret = print_json(format_show_json(&svc, a->json));
         else
@@ -210,6 +228,8 @@ static int run(const DlconfArgs *a) {
 
         if (a->verb->id == VERB_SHOW || a->verb->id == VERB_ADMIT || a->verb->id == VERB_RELEASE) {
                 r = dlconf_unit_name(a->args[0], &unit, &msg);
+                if (r == -EINVAL && a->verb->id == VERB_SHOW && container_name_is_valid(a->args[0]))
+                        r = 0;          /* a container's name or ID, perhaps */
                 if (r < 0) {
                         log_error("%s: %s", a->verb->name, msg ?: "out of memory");
                         return EXIT_DLCONF_USAGE;

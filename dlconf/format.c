@@ -82,10 +82,10 @@ static const char *threads_words(char *buf, size_t size, uint32_t threads) {
 }
 
 static void format_service_line(FILE *f, const DlconfService *svc, const FormatOptions *o, unsigned unit_width) {
-        char r[TIMESPAN_MAX], d[TIMESPAN_MAX], p[TIMESPAN_MAX], b[PERCENT_MAX], t[32];
+        char r[TIMESPAN_MAX], d[TIMESPAN_MAX], p[TIMESPAN_MAX], b[PERCENT_MAX], t[32], l[DLCONF_LABEL_MAX];
 
         fprintf(f, "    %s%-*s%s %s%-8s%s runtime %s deadline %s period %s",
-                color(o, ANSI_BOLD), (int) unit_width, svc->unit, color(o, ANSI_RESET),
+                color(o, ANSI_BOLD), (int) unit_width, dlconf_service_label(svc, l, sizeof(l)), color(o, ANSI_RESET),
                 color(o, state_color(svc->state)), svc->state, color(o, ANSI_RESET),
                 span(r, svc->runtime_usec), span(d, svc->deadline_usec), span(p, svc->period_usec));
         if (svc->reserved)
@@ -99,11 +99,12 @@ static void format_service_line(FILE *f, const DlconfService *svc, const FormatO
 }
 
 static unsigned unit_width(const DlconfState *s, const char *group) {
+        char l[DLCONF_LABEL_MAX];
         unsigned w = 0;
 
         for (size_t i = 0; i < s->n_services; i++)
                 if (!group || streq_ptr(s->services[i].group, group))
-                        w = MAX(w, (unsigned) strlen(s->services[i].unit));
+                        w = MAX(w, (unsigned) strlen(dlconf_service_label(&s->services[i], l, sizeof(l))));
         return w;
 }
 
@@ -126,6 +127,7 @@ void format_status(FILE *f, const DlconfState *s, const FormatOptions *o) {
         const DlconfSystem *sys = &s->system;
         char a[PERCENT_MAX], b[PERCENT_MAX], c[PERCENT_MAX], d[PERCENT_MAX];
         char r[TIMESPAN_MAX], p[TIMESPAN_MAX];
+        char l[DLCONF_LABEL_MAX];
         unsigned orphan_width = 0;
 
         if (sys->runtime_usec < 0)
@@ -194,7 +196,8 @@ void format_status(FILE *f, const DlconfState *s, const FormatOptions *o) {
 
         for (size_t i = 0; i < s->n_services; i++)
                 if (!group_known(s, s->services[i].group))
-                        orphan_width = MAX(orphan_width, (unsigned) strlen(s->services[i].unit));
+                        orphan_width = MAX(orphan_width,
+                                           (unsigned) strlen(dlconf_service_label(&s->services[i], l, sizeof(l))));
         if (orphan_width)
                 fprintf(f, "\n%sNot in a deadline group:%s\n", color(o, ANSI_BOLD), color(o, ANSI_RESET));
         for (size_t i = 0; i < s->n_services; i++)
@@ -208,7 +211,9 @@ enum { COL_UNIT, COL_GROUP, COL_STATE, COL_RUNTIME, COL_DEADLINE, COL_PERIOD, CO
 static void service_cells(const DlconfService *svc, char cells[N_COLS][TIMESPAN_MAX + UNIT_NAME_MAX]) {
         char t[TIMESPAN_MAX];
 
-        snprintf(cells[COL_UNIT], sizeof(cells[0]), "%s", svc->unit);
+        char l[DLCONF_LABEL_MAX];
+
+        snprintf(cells[COL_UNIT], sizeof(cells[0]), "%s", dlconf_service_label(svc, l, sizeof(l)));
         snprintf(cells[COL_GROUP], sizeof(cells[0]), "%s", *svc->group ? svc->group : "-");
         snprintf(cells[COL_STATE], sizeof(cells[0]), "%s", svc->state);
         snprintf(cells[COL_RUNTIME], sizeof(cells[0]), "%s", span(t, svc->runtime_usec));
@@ -268,9 +273,11 @@ void format_list(FILE *f, const DlconfState *s, const FormatOptions *o) {
 }
 
 void format_show(FILE *f, const DlconfService *svc, const FormatOptions *o) {
-        char t[TIMESPAN_MAX], b[PERCENT_MAX], w[32];
+        char t[TIMESPAN_MAX], b[PERCENT_MAX], w[32], l[DLCONF_LABEL_MAX];
 
-        fprintf(f, "%s%s%s\n", color(o, ANSI_BOLD), svc->unit, color(o, ANSI_RESET));
+        fprintf(f, "%s%s%s\n", color(o, ANSI_BOLD), dlconf_service_label(svc, l, sizeof(l)), color(o, ANSI_RESET));
+        if (svc->container_id && *svc->container_id)
+                fprintf(f, " Container: %s, ID %s\n     Scope: %s\n", svc->container_name, svc->container_id, svc->unit);
         fprintf(f, "     Group: %s\n", *svc->group ? svc->group : "(none)");
         fprintf(f, "     State: %s%s%s\n", color(o, state_color(svc->state)), svc->state, color(o, ANSI_RESET));
         fprintf(f, "   Runtime: %s\n", span(t, svc->runtime_usec));
@@ -280,7 +287,9 @@ void format_show(FILE *f, const DlconfService *svc, const FormatOptions *o) {
         fprintf(f, "       For: %s\n", threads_words(w, sizeof(w), svc->threads_requested));
         fprintf(f, "  Reserved: %s\n", svc->reserved ? pct(b, svc->reserved) : "nothing");
         fprintf(f, "   Threads: %u of %u SCHED_DEADLINE\n", svc->threads, svc->threads_total);
-        fprintf(f, "    Source: %s\n", streq_ptr(svc->source, "manual") ? "manual (dlconf admit)" : "drop-in (X-Deadline* keys)");
+        fprintf(f, "    Source: %s\n", streq_ptr(svc->source, "manual") ? "manual (dlconf admit)" :
+                streq_ptr(svc->source, "container") ? "container (io.dlsched.* annotations, OCI hook)" :
+                "drop-in (X-Deadline* keys)");
         if (svc->reason && *svc->reason)
                 fprintf(f, "    Reason: %s\n", svc->reason);
 }
@@ -315,6 +324,10 @@ static json_object *json_service(const DlconfService *svc) {
         json_add(o, "threads_total", json_object_new_uint64(svc->threads_total));
         json_add(o, "source", json_str(svc->source));
         json_add(o, "reason", json_str(svc->reason));
+        if (svc->container_id && *svc->container_id) {
+                json_add(o, "container_id", json_str(svc->container_id));
+                json_add(o, "container_name", json_str(svc->container_name));
+        }
         return o;
 }
 

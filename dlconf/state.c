@@ -23,7 +23,16 @@ void dlconf_service_done(DlconfService *s) {
         free(s->state);
         free(s->source);
         free(s->reason);
+        free(s->container_id);
+        free(s->container_name);
         *s = (DlconfService) {};
+}
+
+const char *dlconf_service_label(const DlconfService *s, char *buf, size_t size) {
+        if (!s->container_id || !*s->container_id)
+                return s->unit;
+        snprintf(buf, size, "%s (container %.12s)", s->container_name, s->container_id);
+        return buf;
 }
 
 void dlconf_state_done(DlconfState *s) {

@@ -47,8 +47,10 @@ typedef struct DlconfService {
         uint64_t reserved;              /* on all CPUs together */
         uint32_t threads;
         uint32_t threads_total;
-        char *source;                   /* dropin, manual */
+        char *source;                   /* dropin, manual, container */
         char *reason;
+        char *container_id;             /* a container's, "" for a unit */
+        char *container_name;
 } DlconfService;
 
 typedef struct DlconfState {
@@ -62,6 +64,11 @@ typedef struct DlconfState {
 void dlconf_system_done(DlconfSystem *s);
 void dlconf_group_done(DlconfGroup *g);
 void dlconf_service_done(DlconfService *s);
+
+/* How dlconf names an entry: the unit, or "NAME (container ID12)" for a
+ * container. Returns s->unit or buf. */
+#define DLCONF_LABEL_MAX 300
+const char *dlconf_service_label(const DlconfService *s, char *buf, size_t size);
 void dlconf_state_done(DlconfState *s);
 
 /* Appends a zeroed entry and returns it, or NULL on ENOMEM. */

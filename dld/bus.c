@@ -123,7 +123,8 @@ static int append_service(sd_bus_message *reply, const Service *s) {
                                      threads_to_bus(s->req.threads),
                                      s->state == SERVICE_ADMITTED ? s->reserved_bw : (uint64_t) 0,
                                      s->threads_dl, s->threads_total,
-                                     s->manual ? "manual" : "dropin", s->reason ?: "");
+                                     s->container_id ? "container" : s->manual ? "manual" : "dropin", s->reason ?: "",
+                                     s->container_id ?: "", s->container_name ?: "");
 }
 
 static int append_service_at(Manager *m, sd_bus_message *reply, size_t i) {
@@ -147,7 +148,7 @@ static int method_get_service(sd_bus_message *msg, void *userdata, sd_bus_error 
                 return r;
         if ((r = sd_bus_message_read(msg, "s", &unit)) < 0)
                 return r;
-        s = manager_find_service(m, unit);
+        s = manager_find_entry(m, unit);
         if (!s)
                 return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
@@ -183,6 +184,40 @@ static int method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error
         if ((r = sd_bus_message_read(msg, "s", &unit)) < 0)
                 return r;
         r = manager_release_manual(m, unit, error);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_admit_container(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *id, *name, *cgroup, *group, *state, *reason;
+        uint64_t runtime, deadline, period;
+        uint32_t threads;
+        int r;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        if ((r = sd_bus_message_read(msg, "sssstttu", &id, &name, &cgroup, &group, &runtime, &deadline, &period,
+                                     &threads)) < 0)
+                return r;
+        r = manager_admit_container(m, id, name, cgroup, group, runtime, deadline, period, threads_from_bus(threads),
+                                    &state, &reason, error);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "ss", state, reason);
+}
+
+static int method_release_container(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *id;
+        int r;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        if ((r = sd_bus_message_read(msg, "s", &id)) < 0)
+                return r;
+        r = manager_release_container(m, id, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, NULL);
@@ -298,6 +333,12 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_NO_RESULT, method_admit_unit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReleaseUnit", SD_BUS_ARGS("s", unit), SD_BUS_NO_RESULT,
                                 method_release_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("AdmitContainer",
+                                SD_BUS_ARGS("s", id, "s", name, "s", cgroup, "s", group, "t", runtime_usec,
+                                            "t", deadline_usec, "t", period_usec, "u", threads),
+                                SD_BUS_RESULT("s", state, "s", reason), method_admit_container, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ReleaseContainer", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
+                                method_release_container, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CheckPolicy", SD_BUS_ARGS("a(ss)", files),
                                 SD_BUS_RESULT("as", errors, "a" DLD_VERDICT_SIGNATURE, verdicts),

@@ -57,23 +57,27 @@ static int line_diag(DiagList *d, const char *file, unsigned line, const char *f
         return r < 0 ? -ENOMEM : -EINVAL;
 }
 
-static int parse_time_key(const char *key, const char *value, uint64_t *ret,
-                          const char *file, unsigned line, DiagList *d) {
+int deadline_value_time(const char *value, uint64_t *ret, char *why, size_t size) {
         int r = timespan_parse(value, ret);
 
-        if (r == -ERANGE)
-                return line_diag(d, file, line, "%s=%s: time span out of range (microsecond resolution, at most 584542 years)", key, value);
-        if (r < 0)
-                return line_diag(d, file, line, "%s=%s: not a time span (expected systemd syntax such as 2ms or 500us)", key, value);
-        if (*ret == 0)
-                return line_diag(d, file, line, "%s=%s: must be greater than zero", key, value);
+        if (r == -ERANGE) {
+                snprintf(why, size, "time span out of range (microsecond resolution, at most 584542 years)");
+                return r;
+        }
+        if (r < 0) {
+                snprintf(why, size, "not a time span (expected systemd syntax such as 2ms or 500us)");
+                return -EINVAL;
+        }
+        if (*ret == 0) {
+                snprintf(why, size, "must be greater than zero");
+                return -EINVAL;
+        }
         return 0;
 }
 
 /* A count from 1 to DL_THREADS_MAX in decimal digits, or "all" (lowercase,
  * as systemd's keywords such as "infinity"); no sign, no junk. */
-static int parse_threads(const char *key, const char *value, unsigned *ret,
-                         const char *file, unsigned line, DiagList *d) {
+int deadline_value_threads(const char *value, unsigned *ret, char *why, size_t size) {
         uint64_t n = 0;
 
         if (streq_ptr(value, "all")) {
@@ -81,19 +85,38 @@ static int parse_threads(const char *key, const char *value, unsigned *ret,
                 return 0;
         }
         for (const char *c = value; *c; c++) {
-                if (!isdigit((unsigned char) *c))
-                        return line_diag(d, file, line,
-                                         "%s=%s: not a thread count (expected a number from 1 to %u, or \"all\" for one per CPU)",
-                                         key, value, DL_THREADS_MAX);
+                if (!isdigit((unsigned char) *c)) {
+                        snprintf(why, size, "not a thread count (expected a number from 1 to %u, or \"all\" for one per CPU)",
+                                 DL_THREADS_MAX);
+                        return -EINVAL;
+                }
                 if (n <= DL_THREADS_MAX)
                         n = n * 10 + (uint64_t) (*c - '0');
         }
-        if (n == 0)
-                return line_diag(d, file, line, "%s=%s: must be at least 1 (\"all\" for one per CPU)", key, value);
-        if (n > DL_THREADS_MAX)
-                return line_diag(d, file, line, "%s=%s: more than the limit of %u threads", key, value, DL_THREADS_MAX);
+        if (n == 0) {
+                snprintf(why, size, "must be at least 1 (\"all\" for one per CPU)");
+                return -EINVAL;
+        }
+        if (n > DL_THREADS_MAX) {
+                snprintf(why, size, "more than the limit of %u threads", DL_THREADS_MAX);
+                return -ERANGE;
+        }
         *ret = (unsigned) n;
         return 0;
+}
+
+int deadline_request_problem(const DeadlineRequest *r, char *why, size_t size) {
+        char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX];
+        const char *problem = dl_task_params_problem(r->runtime_usec, r->deadline_usec, r->period_usec);
+
+        if (!problem)
+                return 0;
+        snprintf(why, size, "runtime %s, deadline %s, period %s: %s",
+                 timespan_format(rt, sizeof(rt), r->runtime_usec),
+                 timespan_format(dl, sizeof(dl), r->deadline_usec),
+                 timespan_format(pe, sizeof(pe), r->period_usec), problem);
+        /* Which key to blame: the period for a deadline or period problem. */
+        return strstr(problem, "deadline is longer") || strstr(problem, "period") ? 2 : 1;
 }
 
 static int assign(DeadlineRequest *r, const char *section, const char *key, const char *value,
@@ -101,7 +124,6 @@ static int assign(DeadlineRequest *r, const char *section, const char *key, cons
         uint64_t *tv = NULL;
         bool threads = false;
         KeyOrigin *at;
-        int k;
 
         if (streq_ptr(key, KEY_PREFIX "Runtime"))
                 tv = &r->runtime_usec, at = &r->runtime_at;
@@ -135,18 +157,18 @@ static int assign(DeadlineRequest *r, const char *section, const char *key, cons
         }
 
         if (tv) {
+                char why[DEADLINE_WHY_MAX];
                 uint64_t v;
 
-                k = parse_time_key(key, value, &v, file, line, d);
-                if (k < 0)
-                        return k;
+                if (deadline_value_time(value, &v, why, sizeof(why)) < 0)
+                        return line_diag(d, file, line, "%s=%s: %s", key, value, why);
                 *tv = v;
         } else if (threads) {
+                char why[DEADLINE_WHY_MAX];
                 unsigned n = 1;
 
-                k = parse_threads(key, value, &n, file, line, d);
-                if (k < 0)
-                        return k;
+                if (deadline_value_threads(value, &n, why, sizeof(why)) < 0)
+                        return line_diag(d, file, line, "%s=%s: %s", key, value, why);
                 r->threads = n;
         } else {
                 char *g;
@@ -245,8 +267,8 @@ int dropin_parse(DeadlineRequest *r, const char *file, const char *text, DiagLis
 
 int dropin_finish(DeadlineRequest *r, DiagList *d) {
         const KeyOrigin *at;
-        const char *problem;
-        char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX];
+        char why[DEADLINE_WHY_MAX];
+        int k;
 
         if (!deadline_request_present(r))
                 return -ENOENT;
@@ -265,18 +287,10 @@ int dropin_finish(DeadlineRequest *r, DiagList *d) {
         if (!r->threads_at.file)
                 r->threads = 1;
 
-        problem = dl_task_params_problem(r->runtime_usec, r->deadline_usec, r->period_usec);
-        if (problem) {
-                char msg[3 * TIMESPAN_MAX + 128];
-
-                snprintf(msg, sizeof(msg), "runtime %s, deadline %s, period %s",
-                         timespan_format(rt, sizeof(rt), r->runtime_usec),
-                         timespan_format(dl, sizeof(dl), r->deadline_usec),
-                         timespan_format(pe, sizeof(pe), r->period_usec));
-                at = &r->runtime_at;
-                if (strstr(problem, "deadline is longer") || strstr(problem, "period"))
-                        at = &r->period_at;
-                return line_diag(d, at->file, at->line, "%s: %s", msg, problem);
+        k = deadline_request_problem(r, why, sizeof(why));
+        if (k > 0) {
+                at = k == 2 ? &r->period_at : &r->runtime_at;
+                return line_diag(d, at->file, at->line, "%s", why);
         }
         return 0;
 }

@@ -51,6 +51,21 @@ int dropin_finish(DeadlineRequest *r, DiagList *d);
 /* True if any key was set. */
 bool deadline_request_present(const DeadlineRequest *r);
 
+/* The values of the keys, shared with the requests of containers
+ * (container.h): 0, or -EINVAL/-ERANGE with why (at most size bytes,
+ * DEADLINE_WHY_MAX is enough) saying what is wrong with the value, for a
+ * message "KEY=VALUE: why". A time span in systemd's syntax, greater than
+ * zero; a thread count 1 to DL_THREADS_MAX in decimal digits, or "all"
+ * (DL_THREADS_ALL). */
+#define DEADLINE_WHY_MAX 256
+int deadline_value_time(const char *value, uint64_t *ret, char *why, size_t size);
+int deadline_value_threads(const char *value, unsigned *ret, char *why, size_t size);
+
+/* Checks a request's runtime, deadline (filled) and period as the kernel
+ * will: 0 if valid, else why ("runtime 2ms, deadline 1ms, period 10ms:
+ * ...") and 1 when the runtime is to blame, 2 when the deadline or period. */
+int deadline_request_problem(const DeadlineRequest *r, char *why, size_t size);
+
 /* "3", or "all" for DL_THREADS_ALL. */
 const char *threads_to_string(char *buf, size_t size, unsigned threads);
 

@@ -2,14 +2,30 @@
 #include <inttypes.h>
 #include <systemd/sd-journal.h>
 
+#include "container.h"
 #include "dld-messages.h"
 #include "journal.h"
 #include "log.h"
 #include "timespan.h"
 
+/* What an entry is about: the unit, or "container NAME (ID)" for a
+ * container, whose unit is its scope. */
+static const char *subject(const Service *s, char *buf, size_t size) {
+        if (!s->container_id)
+                return s->unit;
+        snprintf(buf, size, "container %s (%.12s)", s->container_name, s->container_id);
+        return buf;
+}
+
+/* The fields of a container go last: for a unit, the NULL ends the list. */
+#define CONTAINER_FIELDS(s) \
+        (s)->container_id ? "DLD_CONTAINER_ID=%s" : NULL, (s)->container_id, \
+        "DLD_CONTAINER_NAME=%s", (s)->container_name
+
 void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                      uint64_t free_bw, const char *reason, const char *action) {
         char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "", freebuf[32] = "", th[16];
+        char who[CONTAINER_NAME_MAX + 64];
         int e = err < 0 ? -err : err;
 
         timespan_format(rt, sizeof(rt), s->req.runtime_usec);
@@ -21,9 +37,9 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
         }
         threads_to_string(th, sizeof(th), s->req.threads);
         sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s x %s thread%s refused by %s%s%s: %s (%s); %s",
-                        s->unit, rt, dl, pe, th, s->req.threads == 1 ? "" : "s", refused_by_to_string(by),
-                        group ? " in group " : "", group ?: "", reason, errno_name(e),
-                        streq_ptr(action, "fail") ? "stopping the unit" :
+                        subject(s, who, sizeof(who)), rt, dl, pe, th, s->req.threads == 1 ? "" : "s",
+                        refused_by_to_string(by), group ? " in group " : "", group ?: "", reason, errno_name(e),
+                        streq_ptr(action, "fail") ? (s->container_id ? "the container does not run" : "stopping the unit") :
                         streq_ptr(action, "degrade") ? "it runs as a normal task" : "nothing changed",
                         "MESSAGE_ID=" DLD_MESSAGE_REFUSED,
                         "PRIORITY=%d", LOG_WARNING,
@@ -41,18 +57,20 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                         "DLD_REFUSED_BY=%s", refused_by_to_string(by),
                         "DLD_REASON=%s", reason,
                         "DLD_ACTION=%s", action,
+                        CONTAINER_FIELDS(s),
                         NULL);
 }
 
 void journal_admitted(const Service *s, uint64_t free_bw) {
         char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "unlimited", res[PERCENT_MAX], th[16];
+        char who[CONTAINER_NAME_MAX + 64];
 
         if (free_bw != DL_BW_UNLIMITED)
                 bw_to_percent(pct, sizeof(pct), free_bw);
         threads_to_string(th, sizeof(th), s->req.threads);
         sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s x %s thread%s admitted in group %s: reserves %s "
                         "(%" PRIu64 "us of each CPU every %s), %u thread(s) SCHED_DEADLINE; %s left in the group",
-                        s->unit,
+                        subject(s, who, sizeof(who)),
                         timespan_format(rt, sizeof(rt), s->req.runtime_usec),
                         timespan_format(dl, sizeof(dl), s->req.deadline_usec),
                         timespan_format(pe, sizeof(pe), s->req.period_usec),
@@ -72,18 +90,22 @@ void journal_admitted(const Service *s, uint64_t free_bw) {
                         "DLD_THREADS_REQUESTED=%s", th,
                         "DLD_FREE_BW=%" PRIu64, free_bw == DL_BW_UNLIMITED ? 0 : free_bw,
                         "DLD_THREADS=%u", s->threads_dl,
-                        "DLD_SOURCE=%s", s->manual ? "manual" : "dropin",
+                        "DLD_SOURCE=%s", s->container_id ? "container" : s->manual ? "manual" : "dropin",
+                        CONTAINER_FIELDS(s),
                         NULL);
 }
 
 void journal_released(const Service *s, const char *why) {
-        sd_journal_send("MESSAGE=%s: deadline reservation released (%s)", s->unit, why,
+        char who[CONTAINER_NAME_MAX + 64];
+
+        sd_journal_send("MESSAGE=%s: deadline reservation released (%s)", subject(s, who, sizeof(who)), why,
                         "MESSAGE_ID=" DLD_MESSAGE_RELEASED,
                         "PRIORITY=%d", LOG_INFO,
                         "UNIT=%s", s->unit,
                         "OBJECT_SYSTEMD_UNIT=%s", s->unit,
                         "DLD_GROUP=%s", s->group ?: "",
                         "DLD_REASON=%s", why,
+                        CONTAINER_FIELDS(s),
                         NULL);
 }
 

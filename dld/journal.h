@@ -14,12 +14,15 @@
  * DLD_THREADS_REQUESTED= (X-DeadlineThreads=: a count or "all"), DLD_GROUP=,
  * DLD_FREE_BW= (fixed point, 1<<20 = one CPU; empty if unknown),
  * DLD_FREE_PERCENT=, ERRNO=, DLD_ERRNO_NAME=, DLD_REFUSED_BY=
- * (policy|admission), DLD_REASON=, DLD_ACTION= (degrade|fail|none). */
+ * (policy|admission), DLD_REASON=, DLD_ACTION= (degrade|fail|none).
+ * Entries about a container (its unit is its scope) also carry
+ * DLD_CONTAINER_ID= and DLD_CONTAINER_NAME=, the three kinds here. */
 void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                      uint64_t free_bw, const char *reason, const char *action);
 /* PRIORITY=6: DLD_RESERVED_BW= (the unit's cgroup on all CPUs),
  * DLD_RESERVED_RUNTIME_USEC= (its cpu.dl_runtime_us), DLD_THREADS_REQUESTED=,
- * DLD_FREE_BW=, DLD_THREADS= (made SCHED_DEADLINE). */
+ * DLD_FREE_BW=, DLD_THREADS= (made SCHED_DEADLINE), DLD_SOURCE= (dropin,
+ * manual, container). */
 void journal_admitted(const Service *s, uint64_t free_bw);
 /* PRIORITY=6: DLD_REASON=. */
 void journal_released(const Service *s, const char *why);

@@ -255,6 +255,67 @@ int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t
         return 0;
 }
 
+static int threads_append(pid_t **all, size_t *n_all, const pid_t *tids, size_t n) {
+        pid_t *na;
+
+        if (n == 0)
+                return 0;
+        na = realloc(*all, (*n_all + n) * sizeof(pid_t));
+        if (!na)
+                return -ENOMEM;
+        memcpy(na + *n_all, tids, n * sizeof(pid_t));
+        *all = na;
+        *n_all += n;
+        return 0;
+}
+
+static int threads_subtree(KernelFs *k, const char *cgroup, unsigned depth, pid_t **all, size_t *n_all) {
+        _cleanup_strv_free_ char **children = NULL;
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+        int r;
+
+        r = kernelfs_cgroup_threads(k, cgroup, &tids, &n);
+        if (r < 0)
+                return r;
+        r = threads_append(all, n_all, tids, n);
+        if (r < 0 || depth >= 16)
+                return r;
+        r = kernelfs_cgroup_children(k, cgroup, &children);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (char **c = children; *c; c++) {
+                _cleanup_free_ char *path = NULL;
+                int64_t rt;
+
+                if (asprintf(&path, "%s/%s", streq_ptr(cgroup, "/") ? "" : cgroup, *c) < 0)
+                        return -ENOMEM;
+                /* A child with a reservation of its own is a subdivision
+                 * made inside (a delegated subtree): its business. */
+                if (kernelfs_cgroup_read(k, path, "cpu.dl_runtime_us", &rt) == 0 && rt != -1)
+                        continue;
+                r = threads_subtree(k, path, depth + 1, all, n_all);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        return 0;
+}
+
+int kernelfs_cgroup_threads_subtree(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
+        _cleanup_free_ pid_t *all = NULL;
+        size_t n = 0;
+        int r;
+
+        r = threads_subtree(k, cgroup, 0, &all, &n);
+        if (r < 0)
+                return r;
+        if (!all && !(all = calloc(1, sizeof(pid_t))))
+                return -ENOMEM;
+        *ret = TAKE_PTR(all);
+        *ret_n = n;
+        return 0;
+}
+
 int kernelfs_cgroup_children(KernelFs *k, const char *cgroup, char ***ret) {
         _cleanup_free_ char *p = NULL;
         _cleanup_strv_free_ char **l = NULL;

@@ -58,5 +58,11 @@ int kernelfs_cgroup_write(KernelFs *k, const char *cgroup, const char *file, int
 /* Thread ids in the cgroup itself (cgroup.threads on v2, tasks on v1). */
 int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n);
 
+/* The same for the cgroup and its descendants (16 levels at most), but
+ * for those holding a reservation of their own (cpu.dl_runtime_us other
+ * than -1: a subdivision made inside, by a container or a delegated
+ * subtree's owner) and what lies below them. */
+int kernelfs_cgroup_threads_subtree(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n);
+
 /* Names of the child cgroups. */
 int kernelfs_cgroup_children(KernelFs *k, const char *cgroup, char ***ret);

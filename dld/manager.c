@@ -451,6 +451,8 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
         clean_manual(m);
+        /* Before the sweep: a container's scope holds a reservation no unit owns. */
+        manager_restore_containers(m);
         manager_release_orphans(m);
 
         /* sd-event's default accuracy (250 ms) would let a new thread wait

@@ -43,6 +43,11 @@ typedef struct Service {
         unsigned threads_dl, threads_total;
         uint64_t reserved_runtime_us;   /* cpu.dl_runtime_us written for its threads, when admitted */
         uint64_t reserved_bw;           /* what that reserves on all CPUs */
+        /* A container (AdmitContainer, the OCI hook) instead of a service:
+         * unit is its scope ("libpod-ID.scope"), cgroup the scope's. */
+        char *container_id;
+        char *container_name;
+        bool container_started;         /* admitted before: refusing it later stops its scope */
 } Service;
 
 typedef struct Manager {

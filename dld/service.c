@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "container.h"
 #include "dld-bus.h"
 #include "journal.h"
 #include "log.h"
@@ -34,6 +35,8 @@ static Service *service_free(Service *s) {
                 free(s->invocation);
                 free(s->group);
                 free(s->reason);
+                free(s->container_id);
+                free(s->container_name);
                 deadline_request_done(&s->req);
                 free(s);
         }
@@ -199,7 +202,7 @@ static uint64_t group_free_bw(Manager *m, const char *group) {
 /* The service's threads, with its request, counted in the service. */
 static int service_threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
         ThreadCount c = {};
-        int r = threads_to_deadline(m->kfs, s->cgroup, s->unit, &s->req, &c, ret_tid);
+        int r = threads_to_deadline(m->kfs, s->cgroup, !!s->container_id, s->unit, &s->req, &c, ret_tid);
 
         s->threads_dl = c.deadline;
         s->threads_total = c.total;
@@ -207,7 +210,7 @@ static int service_threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
 }
 
 static void service_threads_to_normal(Manager *m, Service *s) {
-        threads_to_normal(m->kfs, s->cgroup);
+        threads_to_normal(m->kfs, s->cgroup, !!s->container_id);
         s->threads_dl = 0;
 }
 
@@ -331,7 +334,10 @@ static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const 
 
         if (take_action && action == REFUSAL_FAIL) {
                 s->state = SERVICE_FAILED;
-                (void) systemd_stop_unit(m->bus, s->unit);
+                /* A container being admitted is failed by the hook (its
+                 * runtime does not start it); one running is stopped. */
+                if (!s->container_id || s->container_started)
+                        (void) systemd_stop_unit(m->bus, s->unit);
         } else
                 s->state = SERVICE_DEGRADED;
 }
@@ -559,6 +565,21 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_
         return 0;
 }
 
+/* The numbers of a request from the bus (threads: 1.., DL_THREADS_ALL), as
+ * the kernel will take them: 0, or an error set (InvalidRequest). */
+static int request_check(const DeadlineRequest *req, sd_bus_error *error) {
+        const char *problem = dl_task_params_problem(req->runtime_usec, req->deadline_usec, req->period_usec);
+
+        if (problem)
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
+                                         "runtime %" PRIu64 "us, deadline %" PRIu64 "us, period %" PRIu64 "us: %s",
+                                         req->runtime_usec, req->deadline_usec, req->period_usec, problem);
+        if (req->threads == 0 || (req->threads > DL_THREADS_MAX && req->threads != DL_THREADS_ALL))
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
+                                         "%u threads: the count is 1 to %u, or all", req->threads, DL_THREADS_MAX);
+        return 0;
+}
+
 int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
                          unsigned threads, sd_bus_error *error) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -566,20 +587,14 @@ int manager_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
         DeadlineRequest req = {
                 .runtime_usec = runtime, .deadline_usec = deadline ?: period, .period_usec = period, .threads = threads,
         };
-        const char *problem;
         Service *s;
         int r;
 
         if (!unit_name_is_service(unit))
                 return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST, "\"%s\" is not a service unit name", unit);
-        problem = dl_task_params_problem(req.runtime_usec, req.deadline_usec, req.period_usec);
-        if (problem)
-                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
-                                         "runtime %" PRIu64 "us, deadline %" PRIu64 "us, period %" PRIu64 "us: %s",
-                                     req.runtime_usec, req.deadline_usec, req.period_usec, problem);
-        if (threads == 0 || (threads > DL_THREADS_MAX && threads != DL_THREADS_ALL))
-                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
-                                         "%u threads: the count is 1 to %u, or all", threads, DL_THREADS_MAX);
+        r = request_check(&req, error);
+        if (r < 0)
+                return r;
         r = systemd_unit_info(m->bus, unit, &u, &e);
         if (r < 0 || streq_ptr(u.load_state, "not-found"))
                 return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
@@ -621,6 +636,10 @@ int manager_release_manual(Manager *m, const char *unit, sd_bus_error *error) {
 
         if (!s)
                 return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
+        if (s->container_id)
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
+                                         "%s is the scope of container %s: it is released when the container stops",
+                                         unit, s->container_name);
         if (mpath)
                 (void) unlink(mpath);
         r = release_record(m, unit, s->invocation);
@@ -636,6 +655,215 @@ int manager_release_manual(Manager *m, const char *unit, sd_bus_error *error) {
         return 0;
 }
 
+/* Containers */
+
+static bool request_equal(const DeadlineRequest *a, const DeadlineRequest *b) {
+        return a->runtime_usec == b->runtime_usec && a->deadline_usec == b->deadline_usec &&
+               a->period_usec == b->period_usec && a->threads == b->threads && streq_ptr(a->group, b->group);
+}
+
+Service *manager_find_container(Manager *m, const char *key) {
+        Service *found = NULL;
+        size_t l = strlen(key);
+
+        for (size_t i = 0; i < m->n_services; i++)
+                if (streq_ptr(m->services[i]->container_id, key))
+                        return m->services[i];
+        /* A short ID: podman shows 12 characters. */
+        for (size_t i = 0; l >= 12 && i < m->n_services; i++)
+                if (m->services[i]->container_id && strncmp(m->services[i]->container_id, key, l) == 0) {
+                        if (found)
+                                return NULL;    /* ambiguous */
+                        found = m->services[i];
+                }
+        if (found)
+                return found;
+        for (size_t i = m->n_services; i > 0; i--)
+                if (m->services[i - 1]->container_id && streq_ptr(m->services[i - 1]->container_name, key))
+                        return m->services[i - 1];
+        return NULL;
+}
+
+Service *manager_find_entry(Manager *m, const char *key) {
+        return manager_find_service(m, key) ?: manager_find_container(m, key);
+}
+
+static char *container_path(Manager *m, const char *id) {
+        char *p;
+
+        return asprintf(&p, "%s/containers/%s.conf", m->run_dir, id) < 0 ? NULL : p;
+}
+
+static int container_save(Manager *m, const Service *s) {
+        _cleanup_free_ char *path = container_path(m, s->container_id),
+                *text = container_record_format(s->container_id, s->container_name, s->cgroup, &s->req);
+
+        return run_file_write(m, "containers", path, text);
+}
+
+/* Forgets a container: its threads back to normal and its reservation
+ * released if it holds one (its cgroup may be gone already), its record
+ * removed. */
+static void container_forget(Manager *m, Service *s, const char *why) {
+        _cleanup_free_ char *path = container_path(m, s->container_id);
+
+        if (path)
+                (void) unlink(path);
+        if (s->state == SERVICE_ADMITTED) {
+                service_threads_to_normal(m, s);
+                reservation_release(m, s);
+                journal_released(s, why);
+        }
+        log_info("%s: container %s (%s) forgotten: %s", s->unit, s->container_name, s->container_id, why);
+        service_forget(m, s);
+}
+
+static int container_new(Manager *m, const char *id, const char *name, const char *cgroup, DeadlineRequest *req,
+                         Service **ret) {
+        _cleanup_free_ char *unit = NULL, *slice = NULL;
+        UnitInfo u = {};
+        Service *s;
+        int r;
+
+        r = container_cgroup_split(cgroup, &unit, &slice);
+        if (r < 0)
+                return r;
+        u.cgroup = (char *) cgroup;
+        u.slice = slice;
+        r = service_new(m, unit, &u, req, false, &s);
+        if (r < 0)
+                return r;
+        s->container_id = strdup(id);
+        s->container_name = strdup(name);
+        if (!s->container_id || !s->container_name) {
+                service_forget(m, s);
+                return -ENOMEM;
+        }
+        *ret = s;
+        return 0;
+}
+
+int manager_admit_container(Manager *m, const char *id, const char *name, const char *cgroup, const char *group,
+                            uint64_t runtime, uint64_t deadline, uint64_t period, unsigned threads,
+                            const char **ret_state, const char **ret_reason, sd_bus_error *error) {
+        DeadlineRequest req = {
+                .runtime_usec = runtime, .deadline_usec = deadline ?: period, .period_usec = period, .threads = threads,
+        };
+        Service *s;
+        int r;
+
+        if (!container_id_is_valid(id))
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
+                                         "\"%s\" is not a container ID (1 to %d of A-Z a-z 0-9 _ . -)", id, CONTAINER_ID_MAX);
+        if (!container_name_is_valid(name))
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
+                                         "\"%s\" is not a container name (printable, no space or '/', at most %d)",
+                                         name, CONTAINER_NAME_MAX);
+        r = container_cgroup_split(cgroup, NULL, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
+                                         "\"%s\" is not a container's scope cgroup (/SLICE.slice/NAME.scope)", cgroup);
+        if (*group && !group_name_is_valid(group))
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST, "\"%s\" is not a group name", group);
+        r = request_check(&req, error);
+        if (r < 0)
+                return r;
+        if (!kernelfs_cgroup_exists(m->kfs, cgroup))
+                return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_UNIT, "the container's cgroup %s does not exist", cgroup);
+        if (*group && !(req.group = strdup(group)))
+                return -ENOMEM;
+
+        /* The same container again (a second hook stage, a retry): the
+         * same answer; else what dld knew of that ID is for a past run. */
+        s = NULL;
+        for (size_t i = 0; i < m->n_services; i++)
+                if (streq_ptr(m->services[i]->container_id, id))
+                        s = m->services[i];
+        if (s && s->state == SERVICE_ADMITTED && streq_ptr(s->cgroup, cgroup) && request_equal(&s->req, &req)) {
+                deadline_request_done(&req);
+                *ret_state = service_state_to_string(s->state);
+                *ret_reason = "";
+                return 0;
+        }
+        if (s)
+                container_forget(m, s, "admitted again");
+
+        r = container_new(m, id, name, cgroup, &req, &s);
+        deadline_request_done(&req);
+        if (r < 0)
+                return r;
+        r = service_admit(m, s, true, error);
+        if (r == -ENOMEM || r == -ESRCH) {
+                service_forget(m, s);
+                return r;
+        }
+        if (s->state == SERVICE_FAILED)
+                return r < 0 ? r : -EBUSY;      /* error says why */
+        if (s->state == SERVICE_ADMITTED)
+                s->container_started = true;
+        sd_bus_error_free(error);               /* degraded: an answer, not an error */
+        r = container_save(m, s);
+        if (r < 0)
+                log_warning("%s: cannot record container %s: %s; a restart of dld would forget it",
+                            s->unit, s->container_name, strerror(-r));
+        *ret_state = service_state_to_string(s->state);
+        *ret_reason = s->reason ?: "";
+        return 0;
+}
+
+int manager_release_container(Manager *m, const char *id, sd_bus_error *error) {
+        Service *s = NULL;
+
+        for (size_t i = 0; i < m->n_services; i++)
+                if (streq_ptr(m->services[i]->container_id, id))
+                        s = m->services[i];
+        if (!s)
+                return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage a container %s", id);
+        container_forget(m, s, "the container stopped");
+        return 0;
+}
+
+void manager_restore_containers(Manager *m) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+
+        if (asprintf(&dir, "%s/containers", m->run_dir) < 0 || !(d = opendir(dir)))
+                return;
+        while ((de = readdir(d))) {
+                _cleanup_(container_record_done) ContainerRecord c = {};
+                _cleanup_free_ char *path = NULL, *text = NULL;
+                DiagList diag = {};
+                Service *s;
+                int r;
+
+                if (!endswith(de->d_name, ".conf") || asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+                        continue;
+                r = read_config_file(path, &text, NULL);
+                if (r == 0)
+                        r = container_record_parse(path, text, &c, &diag);
+                diag_list_done(&diag);
+                if (r < 0 || !kernelfs_cgroup_exists(m->kfs, c.cgroup)) {
+                        /* Gone while dld was down: the kernel took the reservation back with the cgroup. */
+                        (void) unlink(path);
+                        continue;
+                }
+                if (manager_find_container(m, c.id))
+                        continue;
+                if (container_new(m, c.id, c.name, c.cgroup, &c.req, &s) < 0)
+                        continue;
+                s->container_started = true;
+                r = service_admit(m, s, true, NULL);
+                if (r == -ESRCH)
+                        service_forget(m, s);
+                else
+                        log_info("%s: container %s (%s) found again after a restart: %s", s->unit, s->container_name,
+                                 s->container_id, service_state_to_string(s->state));
+        }
+}
+
 void manager_sync_threads(Manager *m) {
         for (size_t i = 0; i < m->n_services; i++) {
                 Service *s = m->services[i];
@@ -643,6 +871,14 @@ void manager_sync_threads(Manager *m) {
                 pid_t tid = 0;
                 int r;
 
+                /* A container that went without its poststop hook (the
+                 * hook failed, dld was down): its cgroup is gone, and the
+                 * reservation with it. */
+                if (s->container_id && !kernelfs_cgroup_exists(m->kfs, s->cgroup)) {
+                        container_forget(m, s, "the container's cgroup is gone");
+                        i--;
+                        continue;
+                }
                 if (s->state != SERVICE_ADMITTED)
                         continue;
                 r = service_threads_to_deadline(m, s, &tid);

@@ -5,12 +5,17 @@
 #include "threads.h"
 #include "util.h"
 
+static int list_threads(KernelFs *kfs, const char *cgroup, bool subtree, pid_t **ret, size_t *ret_n) {
+        return subtree ? kernelfs_cgroup_threads_subtree(kfs, cgroup, ret, ret_n)
+                       : kernelfs_cgroup_threads(kfs, cgroup, ret, ret_n);
+}
+
 /* Threads of the unit back to SCHED_OTHER (those dld made deadline). */
-void threads_to_normal(KernelFs *kfs, const char *cgroup) {
+void threads_to_normal(KernelFs *kfs, const char *cgroup, bool subtree) {
         _cleanup_free_ pid_t *tids = NULL;
         size_t n = 0;
 
-        if (!cgroup || kernelfs_cgroup_threads(kfs, cgroup, &tids, &n) < 0)
+        if (!cgroup || list_threads(kfs, cgroup, subtree, &tids, &n) < 0)
                 return;
         for (size_t i = 0; i < n; i++) {
                 DlSchedAttr a;
@@ -23,12 +28,12 @@ void threads_to_normal(KernelFs *kfs, const char *cgroup) {
 /* Of the threads switched, those no longer in the unit's cgroup: a thread
  * id read from cgroup.threads may have been reused by then by a task that
  * is not the unit's, which must get its own policy back. */
-static void threads_check_owned(KernelFs *kfs, const char *cgroup, const char *unit, const pid_t *changed,
+static void threads_check_owned(KernelFs *kfs, const char *cgroup, bool subtree, const char *unit, const pid_t *changed,
                                 const DlSchedAttr *before, size_t n) {
         _cleanup_free_ pid_t *now = NULL;
         size_t n_now = 0;
 
-        if (n == 0 || kernelfs_cgroup_threads(kfs, cgroup, &now, &n_now) < 0)
+        if (n == 0 || list_threads(kfs, cgroup, subtree, &now, &n_now) < 0)
                 return;
         for (size_t i = 0; i < n; i++) {
                 bool found = false;
@@ -44,7 +49,7 @@ static void threads_check_owned(KernelFs *kfs, const char *cgroup, const char *u
         }
 }
 
-int threads_to_deadline(KernelFs *kfs, const char *cgroup, const char *unit, const DeadlineRequest *req,
+int threads_to_deadline(KernelFs *kfs, const char *cgroup, bool subtree, const char *unit, const DeadlineRequest *req,
                         ThreadCount *ret_count, pid_t *ret_tid) {
         _cleanup_free_ pid_t *tids = NULL, *changed = NULL;
         _cleanup_free_ DlSchedAttr *before = NULL;
@@ -52,7 +57,7 @@ int threads_to_deadline(KernelFs *kfs, const char *cgroup, const char *unit, con
         unsigned dl = 0;
         int r;
 
-        r = kernelfs_cgroup_threads(kfs, cgroup, &tids, &n);
+        r = list_threads(kfs, cgroup, subtree, &tids, &n);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         changed = calloc(n ?: 1, sizeof(pid_t));
@@ -72,7 +77,7 @@ int threads_to_deadline(KernelFs *kfs, const char *cgroup, const char *unit, con
                 if (r == -ESRCH)
                         continue;
                 if (r < 0) {
-                        threads_check_owned(kfs, cgroup, unit, changed, before, n_changed);
+                        threads_check_owned(kfs, cgroup, subtree, unit, changed, before, n_changed);
                         *ret_tid = tids[i];
                         *ret_count = (ThreadCount) { .deadline = dl, .total = n };
                         return r;
@@ -81,7 +86,7 @@ int threads_to_deadline(KernelFs *kfs, const char *cgroup, const char *unit, con
                 before[n_changed++] = a;
                 dl++;
         }
-        threads_check_owned(kfs, cgroup, unit, changed, before, n_changed);
+        threads_check_owned(kfs, cgroup, subtree, unit, changed, before, n_changed);
         *ret_count = (ThreadCount) { .deadline = dl, .total = n };
         return 0;
 }

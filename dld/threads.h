@@ -4,6 +4,7 @@
 /* The threads of a unit's cgroup in and out of SCHED_DEADLINE (sched_setattr()
  * on every thread listed in cgroup.threads, or tasks on v1). */
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "dropin.h"
@@ -13,12 +14,16 @@ typedef struct ThreadCount {
         unsigned deadline, total;
 } ThreadCount;
 
+/* subtree: the threads of the cgroup's descendants too, but for those
+ * with a reservation of their own (kernelfs_cgroup_threads_subtree()): a
+ * container's processes run in cgroups below its scope. */
+
 /* Every thread of the cgroup to SCHED_DEADLINE with req's parameters. A
  * thread id reused meanwhile by a task outside the cgroup gets its own
  * policy back. Returns 0, or the errno of a refused thread with its id in
  * *ret_tid; the threads counted in *ret_count either way. */
-int threads_to_deadline(KernelFs *kfs, const char *cgroup, const char *unit, const DeadlineRequest *req,
+int threads_to_deadline(KernelFs *kfs, const char *cgroup, bool subtree, const char *unit, const DeadlineRequest *req,
                         ThreadCount *ret_count, pid_t *ret_tid);
 
 /* The cgroup's SCHED_DEADLINE threads back to SCHED_OTHER. */
-void threads_to_normal(KernelFs *kfs, const char *cgroup);
+void threads_to_normal(KernelFs *kfs, const char *cgroup, bool subtree);

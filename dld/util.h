@@ -75,6 +75,10 @@ int strv_extend(char ***l, const char *s);
 size_t strv_length(char * const *l);
 bool strv_contains(char * const *l, const char *s);
 
+/* Words an error into *ret_error (allocated) and returns -EINVAL, or
+ * -ENOMEM with *ret_error NULL. */
+int errorf(char **ret_error, const char *fmt, ...) _printf_(2, 3);
+
 /* Strips leading and trailing whitespace in place, returns the start. */
 char *strstrip(char *s);
 

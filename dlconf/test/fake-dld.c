@@ -37,9 +37,12 @@ static int get_property(sd_bus *bus, const char *path, const char *interface, co
         return -ENOENT;
 }
 
-#define MEDIA "demo-media.service", "media", "admitted", (uint64_t) 10000, (uint64_t) 40000, (uint64_t) 40000, 0, BW(100), 1, 1, "dropin", ""
+#define MEDIA "demo-media.service", "media", "admitted", (uint64_t) 10000, (uint64_t) 40000, (uint64_t) 40000, 0, BW(100), 1, 1, "dropin", "", "", ""
 #define GREEDY "demo-greedy.service", "media", "degraded", (uint64_t) 8000, (uint64_t) 40000, (uint64_t) 40000, 2, (uint64_t) 0, 0, 1, "dropin", \
-        "EBUSY: the reservation for 2 threads of 20.00% of a CPU (40.00% on 4 CPUs) does not fit in group \"media\": 20.00% left"
+        "EBUSY: the reservation for 2 threads of 20.00% of a CPU (40.00% on 4 CPUs) does not fit in group \"media\": 20.00% left", "", ""
+#define CTR_ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define CTR "libpod-" CTR_ID ".scope", "media", "admitted", (uint64_t) 2000, (uint64_t) 20000, (uint64_t) 20000, 1, BW(10), 2, 3, \
+        "container", "", CTR_ID, "media-ctr"
 
 static int method_list_groups(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         (void) userdata, (void) error;
@@ -50,7 +53,7 @@ static int method_list_groups(sd_bus_message *m, void *userdata, sd_bus_error *e
 
 static int method_list_services(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         (void) userdata, (void) error;
-        return sd_bus_reply_method_return(m, "a" DLD_SERVICE_SIGNATURE, 2, MEDIA, GREEDY);
+        return sd_bus_reply_method_return(m, "a" DLD_SERVICE_SIGNATURE, 3, MEDIA, GREEDY, CTR);
 }
 
 static int method_get_service(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -64,6 +67,9 @@ static int method_get_service(sd_bus_message *m, void *userdata, sd_bus_error *e
                 return sd_bus_reply_method_return(m, DLD_SERVICE_SIGNATURE, MEDIA);
         if (streq_ptr(unit, "demo-greedy.service"))
                 return sd_bus_reply_method_return(m, DLD_SERVICE_SIGNATURE, GREEDY);
+        /* A container: by its name, its ID or 12 characters of it. */
+        if (streq_ptr(unit, "media-ctr") || streq_ptr(unit, CTR_ID) || streq_ptr(unit, "0123456789ab"))
+                return sd_bus_reply_method_return(m, DLD_SERVICE_SIGNATURE, CTR);
         return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld follows no unit %s", unit);
 }
 
@@ -103,6 +109,43 @@ static int method_release(sd_bus_message *m, void *userdata, sd_bus_error *error
         return sd_bus_reply_method_return(m, NULL);
 }
 
+/* The OCI hook's calls (dld/test/test-oci-hook.sh): printed; a container
+ * named greedy-ctr is refused (on_refusal fail), degraded-ctr degraded. */
+static int method_admit_container(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const char *id, *name, *cgroup, *group;
+        uint64_t runtime, deadline, period;
+        uint32_t threads;
+        int r = sd_bus_message_read(m, "sssstttu", &id, &name, &cgroup, &group, &runtime, &deadline, &period, &threads);
+
+        (void) userdata;
+        if (r < 0)
+                return r;
+        printf("admit-container %s %s %s '%s' %llu %llu %llu %u\n", id, name, cgroup, group, (unsigned long long) runtime,
+               (unsigned long long) deadline, (unsigned long long) period, threads);
+        fflush(stdout);
+        if (streq_ptr(name, "greedy-ctr"))
+                return sd_bus_error_setf(error, DLD_ERROR_REFUSED,
+                                         "the kernel refused the reservation for 1 thread of 50.00%% of a CPU in %s "
+                                         "(Device or resource busy): 20.00%% left in the group", cgroup);
+        if (streq_ptr(name, "degraded-ctr"))
+                return sd_bus_reply_method_return(m, "ss", "degraded", "group \"media\" already holds its maximum of 2 services");
+        return sd_bus_reply_method_return(m, "ss", "admitted", "");
+}
+
+static int method_release_container(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const char *id;
+        int r = sd_bus_message_read(m, "s", &id);
+
+        (void) userdata;
+        if (r < 0)
+                return r;
+        printf("release-container %s\n", id);
+        fflush(stdout);
+        if (!streq_ptr(id, CTR_ID))
+                return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage a container %s", id);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
 static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         (void) userdata;
         if (getenv("FAKE_DLD_BROKEN_POLICY"))
@@ -135,6 +178,8 @@ static const sd_bus_vtable vtable[] = {
         SD_BUS_METHOD("GetService", "s", DLD_SERVICE_SIGNATURE, method_get_service, 0),
         SD_BUS_METHOD("AdmitUnit", "stttu", "", method_admit, 0),
         SD_BUS_METHOD("ReleaseUnit", "s", "", method_release, 0),
+        SD_BUS_METHOD("AdmitContainer", "sssstttu", "ss", method_admit_container, 0),
+        SD_BUS_METHOD("ReleaseContainer", "s", "", method_release_container, 0),
         SD_BUS_METHOD("Reload", "", "", method_reload, 0),
         SD_BUS_METHOD("CheckPolicy", "a(ss)", "a" "sa" DLD_VERDICT_SIGNATURE, method_check_policy, 0),
         SD_BUS_VTABLE_END

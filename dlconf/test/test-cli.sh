@@ -65,13 +65,19 @@ if [ -n "$want" ] && [ "$got" = "$want" ]; then
 else
 	fail "fake-dld's API is the XML's" "$(diff <(echo "$want") <(echo "$got"))"
 fi
-expect "status" 0 'System budget: 50.00% of each CPU \(500ms every 1s\) on 4 CPUs = 200.00%.*media \(deadline-media.slice\): reserved 120.00%.*demo-greedy.service degraded' "$D" status
+expect "status" 0 'System budget: 50.00% of each CPU \(500ms every 1s\) on 4 CPUs = 200.00%.*media \(deadline-media.slice\): reserved 120.00%.*demo-greedy.service +degraded' "$D" status
 expect "status: no colour or bars into a pipe" 0 '^[^█]*$' "$D" status
 expect "status --color=always: bars" 0 '█' "$D" status --color=always
 expect "list" 0 'UNIT +GROUP +STATE.*demo-media.service +media +admitted +10ms +40ms +40ms +all +100.00% +1/1 +dropin' "$D" list
 expect "list --no-legend" 0 '^demo-media.service' "$D" list --no-legend
 expect "show" 0 'Reason: EBUSY: the reservation' "$D" show demo-greedy
 expect "show of an unknown unit: exit 1" 1 '^dlconf: nope.service: dld follows no unit nope.service$' "$D" show nope
+# Containers (AdmitContainer): by name and ID in list, status and show.
+expect "list: a container by name and short ID" 0 'media-ctr \(container 0123456789ab\) +media +admitted +2ms +20ms +20ms +1 +10.00% +2/3 +container' "$D" list
+expect "status: a container in its group" 0 'media-ctr \(container 0123456789ab\) admitted runtime 2ms' "$D" status
+expect "show of a container by name" 0 'Container: media-ctr, ID 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' "$D" show media-ctr
+expect "show of a container by short ID: its scope" 0 'Scope: libpod-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope' "$D" show 0123456789ab
+expect "show of a container: the source" 0 'Source: container \(io.dlsched.\* annotations, OCI hook\)' "$D" show media-ctr
 for verb in status list "show demo-media"; do
 	out=$("$D" $verb --json 2>&1)
 	if python3 -c 'import json,sys; json.loads(sys.argv[1])' "$out" 2>/dev/null; then
@@ -86,7 +92,9 @@ import json, sys
 d = json.loads(sys.argv[1])
 assert d["system"]["cpus"] == 4 and d["system"]["runtime_usec"] == 500000
 assert [g["name"] for g in d["groups"]] == ["media", "control"]
-assert d["services"][1]["state"] == "degraded" and d["services"][1]["reason"].startswith("EBUSY")' "$out"; then
+assert d["services"][1]["state"] == "degraded" and d["services"][1]["reason"].startswith("EBUSY")
+assert "container_id" not in d["services"][0]
+assert d["services"][2]["container_name"] == "media-ctr" and d["services"][2]["source"] == "container"' "$out"; then
 	pass "status --json has the daemon's values under the documented names"
 else
 	fail "status --json has the daemon's values under the documented names" "$out"

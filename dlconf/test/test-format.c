@@ -32,17 +32,17 @@ static void sample(DlconfState *s) {
                              BW(60), BW(40), BW(20), 0, 0, 1, strdup("fail") };
         v = dlconf_state_add_service(s);
         *v = (DlconfService) { strdup("demo-media.service"), strdup("media"), strdup("admitted"),
-                               10000, 40000, 40000, 0, BW(100), 1, 1, strdup("dropin"), strdup("") };
+                               10000, 40000, 40000, 0, BW(100), 1, 1, strdup("dropin"), strdup(""), NULL, NULL };
         v = dlconf_state_add_service(s);
         *v = (DlconfService) { strdup("demo-greedy.service"), strdup("media"), strdup("degraded"),
                                8000, 40000, 40000, 2, 0, 0, 1, strdup("dropin"),
-                               strdup("does not fit: needs 80.00%, group media has 20.00% free") };
+                               strdup("does not fit: needs 80.00%, group media has 20.00% free"), NULL, NULL };
         v = dlconf_state_add_service(s);
         *v = (DlconfService) { strdup("demo-control.service"), strdup("control"), strdup("admitted"),
-                               2000, 10000, 20000, 0, BW(40), 2, 3, strdup("manual"), strdup("") };
+                               2000, 10000, 20000, 0, BW(40), 2, 3, strdup("manual"), strdup(""), NULL, NULL };
         v = dlconf_state_add_service(s);
         *v = (DlconfService) { strdup("stray.service"), strdup(""), strdup("pending"),
-                               1000, 10000, 10000, 1, 0, 0, 0, strdup("dropin"), strdup("") };
+                               1000, 10000, 10000, 1, 0, 0, 0, strdup("dropin"), strdup(""), NULL, NULL };
 }
 
 static char *capture_status(const DlconfState *s, FormatOptions o) {
@@ -253,8 +253,41 @@ static void test_json(void) {
         dlconf_state_done(&s);
 }
 
+/* A container: named by its name and short ID, its scope and ID in show. */
+static void test_container(void) {
+        DlconfState s = {};
+        DlconfService *v;
+        char *text = NULL, *json;
+        size_t size;
+        FILE *f;
+
+        v = dlconf_state_add_service(&s);
+        *v = (DlconfService) { strdup("libpod-0123456789abcdef.scope"), strdup("media"), strdup("admitted"),
+                               2000, 20000, 20000, 1, BW(10), 2, 3, strdup("container"), strdup(""),
+                               strdup("0123456789abcdef"), strdup("media-ctr") };
+        f = open_memstream(&text, &size);
+        format_list(f, &s, &(FormatOptions) { .legend = true });
+        fclose(f);
+        ok(text && strstr(text, "\nmedia-ctr (container 0123456789ab) media"), "list: a container by name and short ID");
+        free(text);
+        text = NULL;
+        f = open_memstream(&text, &size);
+        format_show(f, &s.services[0], &(FormatOptions) {});
+        fclose(f);
+        ok(text && strncmp(text, "media-ctr (container 0123456789ab)\n Container: media-ctr, ID 0123456789abcdef\n"
+                                 "     Scope: libpod-0123456789abcdef.scope\n", 110) == 0, "show: name, ID and scope");
+        ok(text && strstr(text, "Source: container (io.dlsched.* annotations, OCI hook)"), "show: the source");
+        free(text);
+        json = format_show_json(&s.services[0], JSON_SHORT);
+        ok(json && strstr(json, "\"container_id\":\"0123456789abcdef\"") && strstr(json, "\"container_name\":\"media-ctr\""),
+           "show --json: container_id and container_name");
+        free(json);
+        dlconf_state_done(&s);
+}
+
 int main(void) {
         tap_begin();
+        test_container();
         test_status_text();
         test_bar();
         test_list_and_show();

@@ -99,6 +99,30 @@ static void test_v2(void) {
         is_int(kernelfs_cgroup_children(k, "/deadline.slice", &children), 0, "children listed");
         ok(strv_length(children) == 1 && strcmp(children[0], "deadline-media.slice") == 0, "one child slice");
 
+        /* A container's scope: its processes below it, a subdivision of its own skipped. */
+        put("sys/fs/cgroup/deadline.slice/deadline-media.slice/libpod-c1.scope/cgroup.threads", "");
+        put("sys/fs/cgroup/deadline.slice/deadline-media.slice/libpod-c1.scope/cpu.dl_runtime_us", "3000\n");
+        put("sys/fs/cgroup/deadline.slice/deadline-media.slice/libpod-c1.scope/container/cgroup.threads", "50\n51\n");
+        put("sys/fs/cgroup/deadline.slice/deadline-media.slice/libpod-c1.scope/container/cpu.dl_runtime_us", "-1\n");
+        put("sys/fs/cgroup/deadline.slice/deadline-media.slice/libpod-c1.scope/container/deep/cgroup.threads", "52\n");
+        put("sys/fs/cgroup/deadline.slice/deadline-media.slice/libpod-c1.scope/own/cgroup.threads", "60\n");
+        put("sys/fs/cgroup/deadline.slice/deadline-media.slice/libpod-c1.scope/own/cpu.dl_runtime_us", "1000\n");
+        put("sys/fs/cgroup/deadline.slice/deadline-media.slice/libpod-c1.scope/own/sub/cgroup.threads", "61\n");
+        free(tids);
+        tids = NULL;
+        is_int(kernelfs_cgroup_threads_subtree(k, "/deadline.slice/deadline-media.slice/libpod-c1.scope", &tids, &n), 0,
+               "subtree threads read");
+        if (!ok(n == 3, "subtree: the scope's 3 threads, not those of a child with its own reservation"))
+                printf("# %zu threads\n", n);
+        else {
+                pid_t sum = tids[0] + tids[1] + tids[2];
+                is_int(sum, 50 + 51 + 52, "subtree: threads 50, 51, 52");
+        }
+        free(tids);
+        tids = NULL;
+        is_int(kernelfs_cgroup_threads_subtree(k, "/deadline.slice/deadline-media.slice/gone.scope", &tids, &n), -ENOENT,
+               "subtree of a missing cgroup: ENOENT");
+
         put("proc/sys/kernel/sched_dl_total_bw", "garbage\n");
         is_int(kernelfs_read_total_bw(k, &bw), -EBADMSG, "garbage in a knob: EBADMSG");
         put("sys/devices/system/cpu/online", "x\n");

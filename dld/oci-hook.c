@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dlsched-oci-hook: the OCI hook that asks dld to admit a container that
+ * requests deadline bandwidth with io.dlsched.* annotations, and to release
+ * it when the container stops (units/CONTAINERS.md). An OCI runtime runs it
+ * with the container's state on stdin (ocistate.h):
+ *
+ *   prestart / createRuntime    AdmitContainer: the container's scope gets
+ *                               its reservation, its threads SCHED_DEADLINE
+ *   poststop                    ReleaseContainer
+ *
+ * (or by the verb on the command line: "admit", "release"). Exit status:
+ * 0 when admitted, when degraded (the group's on_refusal is "degrade": the
+ * container runs as normal tasks, the reason goes to stderr), and after a
+ * release; 1 when the container must not start (a malformed annotation, a
+ * refusal in a group whose on_refusal is "fail", dld unreachable, a cgroup
+ * that is not a systemd scope) with the reason on stderr, which podman
+ * shows; 2 for a usage error. */
+#include <fcntl.h>
+#include <systemd/sd-bus.h>
+
+#include "container.h"
+#include "dld-bus.h"
+#include "log.h"
+#include "ocistate.h"
+
+#define PROGRAM "dlsched-oci-hook"
+
+static void error_line(const char *name, const char *fmt, ...) _printf_(2, 3);
+static void error_line(const char *name, const char *fmt, ...) {
+        va_list ap;
+
+        fprintf(stderr, PROGRAM ": %s%s", name ?: "", name ? ": " : "");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+}
+
+/* Reads all of fd, up to max bytes (more is -EFBIG). */
+static int read_all(int fd, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *buf = malloc(max + 2);
+        size_t n = 0;
+
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t k = read(fd, buf + n, max + 1 - n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+                if (n > max)
+                        return -EFBIG;
+        }
+        buf[n] = 0;
+        *ret = TAKE_PTR(buf);
+        *ret_size = n;
+        return 0;
+}
+
+/* The scope of the container's init process, from /proc/PID/cgroup. */
+static int container_scope(pid_t pid, char **ret, const char *name) {
+        _cleanup_free_ char *path = NULL, *text = NULL, *cg = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        size_t size;
+        int r;
+
+        /* $DLSCHED_OCI_HOOK_PROC: another /proc, for the host tests. */
+        if (asprintf(&path, "%s/%d/cgroup", getenv("DLSCHED_OCI_HOOK_PROC") ?: "/proc", (int) pid) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                error_line(name, "cannot read %s: %s", path, strerror(errno));
+                return -errno;
+        }
+        r = read_all(fd, 64 * 1024, &text, &size);
+        if (r == 0)
+                r = proc_cgroup_cpu_path(text, &cg);
+        if (r < 0) {
+                error_line(name, "cannot find the cpu controller's cgroup in %s: %s", path, strerror(-r));
+                return r;
+        }
+        r = cgroup_container_scope(cg, ret);
+        if (r == -ENOENT)
+                error_line(name, "the container's cgroup %s is in no systemd scope: dld admits containers run "
+                           "with the systemd cgroup manager (podman --cgroup-manager=systemd, the default as root)", cg);
+        return r;
+}
+
+static bool bus_unreachable(const sd_bus_error *e, int r) {
+        return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+                                      SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT, SD_BUS_ERROR_DISCONNECTED) ||
+               (!sd_bus_error_is_set(e) && (r == -ENOENT || r == -ECONNREFUSED));
+}
+
+static int admit(sd_bus *bus, const OciState *s, const char *name) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ char *scope = NULL;
+        _cleanup_(deadline_request_done) DeadlineRequest req = {};
+        const char *state, *reason;
+        DiagList d = {};
+        int r;
+
+        r = container_request_parse(s->annotations, s->n_annotations, &req, &d);
+        for (size_t i = 0; i < d.n; i++)
+                error_line(name, "%s", d.items[i].message);
+        diag_list_done(&d);
+        if (r == -ENOENT)
+                return 0;       /* no request: nothing to do */
+        if (r == -EINVAL) {
+                error_line(name, "malformed io.dlsched.* annotations: the container does not start");
+                return r;
+        }
+        if (r < 0)
+                return r;
+
+        r = container_scope(s->pid, &scope, name);
+        if (r < 0)
+                return r;
+        if (!bus) {
+                error_line(name, "cannot connect to the system bus: the container does not start");
+                return -ENOTCONN;
+        }
+        r = sd_bus_call_method(bus, DLD_BUS_NAME, DLD_BUS_PATH, DLD_BUS_INTERFACE, "AdmitContainer", &e, &reply,
+                               "ssssttt" "u", s->id, name, scope, req.group ?: "", req.runtime_usec, req.deadline_usec,
+                               req.period_usec, req.threads == DL_THREADS_ALL ? 0U : req.threads);
+        if (r < 0) {
+                if (bus_unreachable(&e, r))
+                        error_line(name, "dld is not running (%s): a container that requests deadline bandwidth "
+                                   "does not start without it", e.message ?: strerror(-r));
+                else
+                        error_line(name, "%s%s", sd_bus_error_has_name(&e, DLD_ERROR_REFUSED) ? "refused: " : "",
+                                   e.message ?: strerror(-r));
+                return r;
+        }
+        r = sd_bus_message_read(reply, "ss", &state, &reason);
+        if (r < 0)
+                return r;
+        if (!streq_ptr(state, "admitted"))
+                error_line(name, "deadline request %s, the container runs as normal tasks: %s", state, reason);
+        return 0;
+}
+
+static int release(sd_bus *bus, const OciState *s, const char *name) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        if (!bus) {
+                error_line(name, "cannot connect to the system bus: nothing released");
+                return 0;
+        }
+        r = sd_bus_call_method(bus, DLD_BUS_NAME, DLD_BUS_PATH, DLD_BUS_INTERFACE, "ReleaseContainer", &e, NULL,
+                               "s", s->id);
+        if (r >= 0 || sd_bus_error_has_name(&e, DLD_ERROR_NO_SUCH_SERVICE))
+                return 0;       /* released, or dld never admitted it */
+        if (bus_unreachable(&e, r)) {
+                /* The cgroup goes with the container: the kernel gives the
+                 * bandwidth back, and dld forgets it when it finds it gone. */
+                error_line(name, "dld is not running: nothing to release");
+                return 0;
+        }
+        error_line(name, "cannot release: %s", e.message ?: strerror(-r));
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *text = NULL, *error = NULL;
+        _cleanup_(oci_state_done) OciState s = {};
+        char shortid[16];
+        const char *name;
+        size_t size;
+        int r, stage;
+
+        if (argc > 2 || (argc == 2 && (streq_ptr(argv[1], "-h") || streq_ptr(argv[1], "--help")))) {
+                fprintf(argc > 2 ? stderr : stdout,
+                        "Usage: " PROGRAM " [admit|release] < STATE\n"
+                        "The OCI hook of dlsched: admits a container with io.dlsched.* annotations to dld\n"
+                        "(prestart/createRuntime), releases it (poststop). STATE is the OCI container state.\n");
+                return argc > 2 ? 2 : 0;
+        }
+        r = read_all(STDIN_FILENO, OCI_STATE_MAX, &text, &size);
+        if (r < 0) {
+                error_line(NULL, "cannot read the container's state on stdin: %s",
+                           r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+                return 1;
+        }
+        r = oci_state_parse(text, size, &s, &error);
+        if (r < 0) {
+                error_line(NULL, "the container's state on stdin: %s", error ?: strerror(-r));
+                return 1;
+        }
+        stage = oci_hook_stage(argc == 2 ? argv[1] : NULL, &s);
+        if (stage < 0) {
+                error_line(NULL, "unknown verb \"%s\" (admit, release)", argv[1]);
+                return 2;
+        }
+        name = oci_state_name(&s, shortid, sizeof(shortid));
+        if (sd_bus_open_system(&bus) < 0)
+                bus = NULL;
+        r = stage == OCI_HOOK_ADMIT ? admit(bus, &s, name) : release(bus, &s, name);
+        return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+
+#include "jsoncheck.h"
+#include "ocistate.h"
+
+void oci_state_done(OciState *s) {
+        free(s->oci_version);
+        free(s->id);
+        free(s->status);
+        free(s->bundle);
+        for (size_t i = 0; i < s->n_annotations; i++) {
+                free((char *) s->annotations[i].key);
+                free((char *) s->annotations[i].value);
+        }
+        free(s->annotations);
+        *s = (OciState) {};
+}
+
+/* A string member: 0 (set, or absent and !required), -EINVAL, -ENOMEM. */
+static int get_string(json_object *root, const char *key, bool required, char **ret, char **ret_error) {
+        json_object *v;
+
+        if (!json_object_object_get_ex(root, key, &v) || json_object_is_type(v, json_type_null)) {
+                if (required)
+                        return errorf(ret_error, "$.%s: missing", key);
+                return 0;
+        }
+        if (!json_object_is_type(v, json_type_string))
+                return errorf(ret_error, "$.%s: must be a string", key);
+        *ret = strdup(json_object_get_string(v));
+        return *ret ? 0 : -ENOMEM;
+}
+
+static bool status_running(const char *status) {
+        return streq_ptr(status, "creating") || streq_ptr(status, "created") || streq_ptr(status, "running");
+}
+
+static int parse_object(json_object *root, OciState *s, char **ret_error) {
+        json_object *v;
+        int r;
+
+        if (!json_object_is_type(root, json_type_object))
+                return errorf(ret_error, "$: the state must be a JSON object");
+        if ((r = get_string(root, "ociVersion", true, &s->oci_version, ret_error)) < 0 ||
+            (r = get_string(root, "id", true, &s->id, ret_error)) < 0 ||
+            (r = get_string(root, "status", true, &s->status, ret_error)) < 0 ||
+            (r = get_string(root, "bundle", false, &s->bundle, ret_error)) < 0)
+                return r;
+        if (!container_id_is_valid(s->id))
+                return errorf(ret_error, "$.id: \"%s\" is not a container ID (1 to %d of A-Z a-z 0-9 _ . -)", s->id,
+                            CONTAINER_ID_MAX);
+        if (!streq_ptr(s->status, "creating") && !streq_ptr(s->status, "created") &&
+            !streq_ptr(s->status, "running") && !streq_ptr(s->status, "stopped"))
+                return errorf(ret_error, "$.status: \"%s\" is not creating, created, running or stopped", s->status);
+
+        if (json_object_object_get_ex(root, "pid", &v) && !json_object_is_type(v, json_type_null)) {
+                int64_t pid;
+
+                if (!json_object_is_type(v, json_type_int))
+                        return errorf(ret_error, "$.pid: must be an integer");
+                pid = json_object_get_int64(v);
+                if (pid < 0 || pid > INT32_MAX)
+                        return errorf(ret_error, "$.pid: %" PRId64 " is out of range", pid);
+                s->pid = (pid_t) pid;
+        }
+        if (s->pid == 0 && status_running(s->status))
+                return errorf(ret_error, "$.pid: missing, or 0, for a container that is %s", s->status);
+
+        if (json_object_object_get_ex(root, "annotations", &v) && !json_object_is_type(v, json_type_null)) {
+                size_t n = 0;
+
+                if (!json_object_is_type(v, json_type_object))
+                        return errorf(ret_error, "$.annotations: must be an object of strings");
+                s->annotations = calloc(json_object_object_length(v) + 1, sizeof(Annotation));
+                if (!s->annotations)
+                        return -ENOMEM;
+                json_object_object_foreach(v, key, val) {
+                        if (!json_object_is_type(val, json_type_string))
+                                return errorf(ret_error, "$.annotations[\"%s\"]: must be a string", key);
+                        s->annotations[n].key = strdup(key);
+                        s->annotations[n].value = strdup(json_object_get_string(val));
+                        s->n_annotations = ++n;
+                        if (!s->annotations[n - 1].key || !s->annotations[n - 1].value)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+int oci_state_parse(const char *text, size_t size, OciState *ret, char **ret_error) {
+        _cleanup_free_ char *where = NULL, *reason = NULL;
+        OciState s = {};
+        json_tokener *tok;
+        json_object *root;
+        int r;
+
+        *ret_error = NULL;
+        *ret = (OciState) {};
+        if (size == 0)
+                return errorf(ret_error, "empty state: expected the container's state as JSON on stdin");
+        if (size > OCI_STATE_MAX)
+                return errorf(ret_error, "state larger than %d bytes", OCI_STATE_MAX);
+        r = json_check_strict(text, size, &where, &reason);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return errorf(ret_error, "%s: %s", where ?: "?", reason ?: "not JSON");
+
+        tok = json_tokener_new();
+        if (!tok)
+                return -ENOMEM;
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        root = json_tokener_parse_ex(tok, text, (int) size);
+        if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+                r = errorf(ret_error, "not JSON: %s", json_tokener_error_desc(json_tokener_get_error(tok)));
+                json_tokener_free(tok);
+                json_object_put(root);
+                return r;
+        }
+        json_tokener_free(tok);
+        r = parse_object(root, &s, ret_error);
+        json_object_put(root);
+        if (r < 0) {
+                oci_state_done(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+const char *oci_state_annotation(const OciState *s, const char *key) {
+        for (size_t i = 0; i < s->n_annotations; i++)
+                if (streq_ptr(s->annotations[i].key, key))
+                        return s->annotations[i].value;
+        return NULL;
+}
+
+const char *oci_state_name(const OciState *s, char *buf, size_t size) {
+        static const char * const keys[] = {
+                "io.podman.annotations.name",
+                "io.kubernetes.cri-o.ContainerName",
+                "io.kubernetes.container.name",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                const char *v = oci_state_annotation(s, keys[i]);
+
+                if (container_name_is_valid(v))
+                        return v;
+        }
+        snprintf(buf, size, "%.12s", s->id ?: "");
+        return buf;
+}
+
+int oci_hook_stage(const char *arg, const OciState *s) {
+        if (arg)
+                return streq_ptr(arg, "admit") ? OCI_HOOK_ADMIT : streq_ptr(arg, "release") ? OCI_HOOK_RELEASE : -EINVAL;
+        return streq_ptr(s->status, "stopped") ? OCI_HOOK_RELEASE : OCI_HOOK_ADMIT;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The state of a container that an OCI runtime passes a hook on stdin
+ * (runtime-spec, "State"):
+ *
+ *   { "ociVersion": "1.0.2", "id": "3f2a...", "status": "created",
+ *     "pid": 4242, "bundle": "/var/lib/containers/.../userdata",
+ *     "annotations": { "io.dlsched.runtime": "2ms", ... } }
+ *
+ * Parsed strictly (jsoncheck.h: a duplicate key is refused, not dropped);
+ * "annotations" may be absent (no request), "pid" is required only while
+ * the container runs (a poststop hook gets none, or 0). Pure. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "container.h"
+
+/* A hook's state is small; anything larger is refused. */
+#define OCI_STATE_MAX (1024 * 1024)
+
+typedef struct OciState {
+        char *oci_version;
+        char *id;
+        char *status;           /* creating, created, running, stopped */
+        pid_t pid;              /* 0: none */
+        char *bundle;
+        Annotation *annotations;        /* keys and values allocated */
+        size_t n_annotations;
+} OciState;
+
+void oci_state_done(OciState *s);
+
+/* 0, -EINVAL with *ret_error (allocated: what is wrong, "$.pid: ...") or
+ * -ENOMEM. Required: ociVersion, id (container_id_is_valid()), status;
+ * pid a positive integer when status is creating, created or running. */
+int oci_state_parse(const char *text, size_t size, OciState *ret, char **ret_error);
+
+/* The value of an annotation, or NULL. */
+const char *oci_state_annotation(const OciState *s, const char *key);
+
+/* The container's name: from the annotations runtimes set (CRI-O's and
+ * Kubernetes', io.kubernetes.cri-o.ContainerName and
+ * io.kubernetes.container.name; podman's
+ * io.podman.annotations.name, where it sets one), when valid
+ * (container_name_is_valid()); else the ID's first 12 characters, as
+ * podman shortens IDs. Never NULL; points into s, or into buf (at least 13
+ * bytes). */
+const char *oci_state_name(const OciState *s, char *buf, size_t size);
+
+/* What the hook does: the verb given on its command line ("admit",
+ * "release"; NULL: none), else by the state's status: "stopped" (a
+ * poststop hook) releases, the others (prestart, createRuntime) admit.
+ * -EINVAL for another verb. */
+enum { OCI_HOOK_ADMIT, OCI_HOOK_RELEASE };
+int oci_hook_stage(const char *arg, const OciState *s);

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The OCI container state the hook reads on stdin. */
+#include "ocistate.h"
+#include "tap.h"
+
+#define ID "3f2a9c0e5b7d41aa8f00c0ffee0123456789abcdef0123456789abcdef012345"
+
+static int parse(const char *text, OciState *s, char **ret_error) {
+        return oci_state_parse(text, strlen(text), s, ret_error);
+}
+
+static void check_bad(const char *text, const char *want, const char *name) {
+        OciState s;
+        char *error = NULL;
+
+        is_int(parse(text, &s, &error), -EINVAL, "bad: %s", name);
+        is_str(error, want, "bad: %s: message", name);
+        ok(!s.id && !s.annotations, "bad: %s: nothing returned", name);
+        free(error);
+}
+
+static void test_good(void) {
+        OciState s;
+        char *error = NULL, buf[16];
+        const char *text =
+                "{\"ociVersion\": \"1.0.2-dev\", \"id\": \"" ID "\", \"status\": \"created\", \"pid\": 4242,"
+                " \"bundle\": \"/var/lib/containers/storage/overlay-containers/" ID "/userdata\","
+                " \"annotations\": {\"io.container.manager\": \"libpod\", \"io.dlsched.runtime\": \"2ms\","
+                " \"io.dlsched.period\": \"20ms\", \"io.kubernetes.cri-o.ContainerName\": \"media-1\"}}";
+
+        if (!is_int(parse(text, &s, &error), 0, "podman's state (prestart)")) {
+                printf("# %s\n", error);
+                free(error);
+                return;
+        }
+        is_str(s.id, ID, "id");
+        is_str(s.status, "created", "status");
+        is_int(s.pid, 4242, "pid");
+        is_str(s.oci_version, "1.0.2-dev", "ociVersion");
+        ok(s.bundle && strstr(s.bundle, "/userdata"), "bundle");
+        is_int(s.n_annotations, 4, "4 annotations");
+        is_str(oci_state_annotation(&s, "io.dlsched.period"), "20ms", "annotation io.dlsched.period");
+        ok(!oci_state_annotation(&s, "io.dlsched.threads"), "absent annotation: NULL");
+        is_str(oci_state_name(&s, buf, sizeof(buf)), "media-1", "name from io.kubernetes.cri-o.ContainerName");
+        is_int(oci_hook_stage(NULL, &s), OCI_HOOK_ADMIT, "created: admit");
+        is_int(oci_hook_stage("release", &s), OCI_HOOK_RELEASE, "verb release wins");
+        is_int(oci_hook_stage("stop", &s), -EINVAL, "unknown verb");
+        oci_state_done(&s);
+
+        /* poststop: stopped, no pid, no annotations */
+        if (is_int(parse("{\"ociVersion\": \"1.0.2\", \"id\": \"abc\", \"status\": \"stopped\", \"bundle\": \"/b\"}", &s, &error),
+                   0, "stopped without pid or annotations")) {
+                is_int(s.pid, 0, "stopped: pid 0");
+                is_int(s.n_annotations, 0, "stopped: no annotations");
+                is_str(oci_state_name(&s, buf, sizeof(buf)), "abc", "name: the id when short");
+                is_int(oci_hook_stage(NULL, &s), OCI_HOOK_RELEASE, "stopped: release");
+                oci_state_done(&s);
+        }
+        free(error);
+        error = NULL;
+        if (is_int(parse("{\"ociVersion\": \"1.0.2\", \"id\": \"" ID "\", \"status\": \"stopped\", \"pid\": 0,"
+                         " \"annotations\": {\"io.podman.annotations.name\": \"bad name\"}}", &s, &error),
+                   0, "stopped, pid 0")) {
+                is_str(oci_state_name(&s, buf, sizeof(buf)), "3f2a9c0e5b7d", "name: a malformed one is not used, 12 characters of the id");
+                oci_state_done(&s);
+        }
+        free(error);
+        error = NULL;
+        if (is_int(parse("{\"ociVersion\": \"1.0.2\", \"id\": \"x\", \"status\": \"creating\", \"pid\": 7, \"annotations\": null}",
+                         &s, &error), 0, "creating, annotations null")) {
+                is_int(s.n_annotations, 0, "annotations null: none");
+                oci_state_done(&s);
+        }
+        free(error);
+}
+
+static void test_bad(void) {
+        check_bad("", "empty state: expected the container's state as JSON on stdin", "empty");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": 1",
+                  "line 1, column 1: an object that is never closed", "truncated");
+        check_bad("[1, 2]", "$: the state must be a JSON object", "an array");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": 1} {}",
+                  "line 1, column 67: data after the end of the document", "two documents");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"id\": \"b\", \"status\": \"created\", \"pid\": 1}",
+                  "$.id: duplicate key \"id\" (only one may be given)", "duplicate id");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": 1, "
+                  "\"annotations\": {\"io.dlsched.runtime\": \"2ms\", \"io.dlsched.runtime\": \"9ms\"}}",
+                  "$.annotations[\"io.dlsched.runtime\"]: duplicate key \"io.dlsched.runtime\" (only one may be given)", "duplicate annotation");
+        check_bad("{\"id\": \"a\", \"status\": \"created\", \"pid\": 1}", "$.ociVersion: missing", "no ociVersion");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"status\": \"created\", \"pid\": 1}", "$.id: missing", "no id");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"pid\": 1}", "$.status: missing", "no status");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\"}",
+                  "$.pid: missing, or 0, for a container that is created", "no pid while created");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"running\", \"pid\": 0}",
+                  "$.pid: missing, or 0, for a container that is running", "pid 0 while running");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": -5}",
+                  "$.pid: -5 is out of range", "negative pid");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": 99999999999}",
+                  "$.pid: 99999999999 is out of range", "pid too large");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": \"12\"}",
+                  "$.pid: must be an integer", "pid a string");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": 1.5}",
+                  "$.pid: must be an integer", "pid a fraction");
+        check_bad("{\"ociVersion\": 1, \"id\": \"a\", \"status\": \"created\", \"pid\": 1}",
+                  "$.ociVersion: must be a string", "ociVersion a number");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"../etc\", \"status\": \"created\", \"pid\": 1}",
+                  "$.id: \"../etc\" is not a container ID (1 to 128 of A-Z a-z 0-9 _ . -)", "id with a slash");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"paused\", \"pid\": 1}",
+                  "$.status: \"paused\" is not creating, created, running or stopped", "unknown status");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": 1, \"annotations\": [\"x\"]}",
+                  "$.annotations: must be an object of strings", "annotations an array");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": 1, "
+                  "\"annotations\": {\"io.dlsched.threads\": 2}}",
+                  "$.annotations[\"io.dlsched.threads\"]: must be a string", "an annotation a number");
+        check_bad("{\"ociVersion\": \"1.0.2\", \"id\": \"a\", \"status\": \"created\", \"pid\": 1,}",
+                  "line 1, column 66: a comma before the end of an object", "trailing comma");
+}
+
+static void test_size(void) {
+        OciState s;
+        char *error = NULL;
+
+        is_int(oci_state_parse("{}", OCI_STATE_MAX + 1, &s, &error), -EINVAL, "larger than OCI_STATE_MAX: refused");
+        is_str(error, "state larger than 1048576 bytes", "larger than OCI_STATE_MAX: message");
+        free(error);
+        error = NULL;
+        is_int(oci_state_parse("{\"a\": 1}\0{}", 11, &s, &error), -EINVAL, "a NUL byte: refused");
+        free(error);
+}
+
+int main(void) {
+        tap_begin();
+        test_good();
+        test_bad();
+        test_size();
+        return tap_done();
+}
