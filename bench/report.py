@@ -127,7 +127,7 @@ def part_cap(results, rep, data):
     for f in figs(results, part="cap", test="cap"):
         label = f["label"]
         goal_ok = f["misses"] == 0 if label == "admitted" else None
-        rep.add("2 guarantees", f"{label}: {f['tasks']} periodic tasks, {f['jobs']} jobs, deadline misses",
+        rep.add("2 guarantees", f"{label}: {f['tasks']} periodic tasks of period {f.get('period_us', 0) / 1e3:g} ms, {f['jobs']} jobs, deadline misses",
                 f"{f['misses']} ({f['misses_in_stalls']} in guest stalls; {f['stalls']} stalls seen)",
                 "0 for admitted tasks" if label == "admitted" else "- (contrast)", goal_ok)
         rep.add("2 guarantees", f"{label}: worst lateness", f"{f['max_lateness_us']:.0f} us", "", None)
@@ -144,6 +144,8 @@ def part_cap(results, rep, data):
                 f"{f['throttles']} times in {f['periods']:.0f} periods", "", None)
     for f in figs(results, part="cap", test="cap_cdf"):
         data["cap_cdf"][f["label"]] = f["resp_us"]
+    for f in figs(results, part="cap", test="cap"):
+        data["cap_deadline_ms"] = f.get("period_us", 10000) / 1e3
     if not figs(results, part="cap", test="cap"):
         rep.add("2 guarantees", "admitted task set", "not measured", "0 misses", False)
 
@@ -266,9 +268,10 @@ plot 'hot_ratios.dat' using 0:2:xtic(1) with boxes notitle, '' using 0:2:3:4 wit
                 dat(fn, [(v / 1e3, (i + 1) / len(vals)) for i, v in enumerate(vals)])
                 sets.append((fn, label))
         if sets:
-            e = gnuplot(term + "set output 'cap_response_cdf.png'\nset title 'periodic deadline tasks: response time (CDF), deadline 10 ms'\n"
+            dl = data.get("cap_deadline_ms", 10)
+            e = gnuplot(term + f"set output 'cap_response_cdf.png'\nset title 'periodic deadline tasks: response time (CDF), deadline {dl:g} ms'\n"
                         "set xlabel 'ms'\nset ylabel 'fraction'\nset key bottom right\nset grid\nset logscale x\n"
-                        "set arrow from 10, graph 0 to 10, graph 1 nohead lc rgb 'red'\n"
+                        f"set arrow from {dl:g}, graph 0 to {dl:g}, graph 1 nohead lc rgb 'red'\n"
                         "plot " + ", ".join(f"'{fn}' using 1:2 with steps title '{t}'" for fn, t in sets) + "\n", outdir)
             (errors.append(e) if e else made.append("cap_response_cdf.png"))
     if data["policy_scale"]:

@@ -129,18 +129,21 @@ static void child(int idx, const struct spec *sp, long jobs, int64_t start, stru
 static int64_t gap_a[MAX_GAPS], gap_b[MAX_GAPS];
 static int n_gaps;
 
+/* stallwatch's lines: "gap START END cpuN". */
 static void read_gaps(const char *file)
 {
 	FILE *f = file ? fopen(file, "re") : NULL;
+	char line[256];
 	double a, b;
 
 	if (!f)
 		return;
-	while (n_gaps < MAX_GAPS && fscanf(f, " gap %lf %lf", &a, &b) == 2) {
-		gap_a[n_gaps] = (int64_t)(a * 1e9);
-		gap_b[n_gaps] = (int64_t)(b * 1e9);
-		n_gaps++;
-	}
+	while (n_gaps < MAX_GAPS && fgets(line, sizeof(line), f))
+		if (sscanf(line, "gap %lf %lf", &a, &b) == 2) {
+			gap_a[n_gaps] = (int64_t)(a * 1e9);
+			gap_b[n_gaps] = (int64_t)(b * 1e9);
+			n_gaps++;
+		}
 	fclose(f);
 }
 
@@ -204,6 +207,7 @@ int main(int argc, char **argv)
 		int64_t max_late = INT64_MIN;
 		long misses = 0, misses_stall = 0, throttles = 0, failed = 0, done = 0;
 		double util = 0;
+		long period_us = 0;
 
 		for (int i = 0; i < n; i++) {
 			const struct spec *sp = &specs[i];
@@ -213,6 +217,7 @@ int main(int argc, char **argv)
 			if (sp->kind != PERIODIC)
 				continue;
 			util += (double)sp->work_us / sp->period_us;
+			period_us = sp->period_us;
 			throttles += sh->overruns[i];
 			done += sh->jobs_done[i];
 			for (long k = 0; k < sh->jobs_done[i]; k++) {
@@ -231,12 +236,12 @@ int main(int argc, char **argv)
 			}
 		}
 		dlb_sort(resp, m);
-		printf("BENCH {\"test\":\"cap\",\"label\":\"%s\",\"tasks\":%d,\"jobs_per_task\":%ld,"
+		printf("BENCH {\"test\":\"cap\",\"label\":\"%s\",\"tasks\":%d,\"period_us\":%ld,\"jobs_per_task\":%ld,"
 		       "\"jobs\":%ld,\"work_util\":%.3f,\"setattr_failed\":%ld,\"misses\":%ld,"
 		       "\"misses_in_stalls\":%ld,\"stalls\":%d,\"max_lateness_us\":%.1f,"
 		       "\"resp_us_p50\":%.1f,\"resp_us_p90\":%.1f,\"resp_us_p99\":%.1f,\"resp_us_max\":%.1f,"
 		       "\"periodic_throttles\":%ld,\"seconds\":%.2f}\n",
-		       label, n_periodic, jobs, done, util, failed, misses, misses_stall, n_gaps,
+		       label, n_periodic, period_us, jobs, done, util, failed, misses, misses_stall, n_gaps,
 		       m ? max_late / 1e3 : 0.0,
 		       dlb_quantile(resp, m, 0.5) / 1e3, dlb_quantile(resp, m, 0.9) / 1e3,
 		       dlb_quantile(resp, m, 0.99) / 1e3, m ? resp[m - 1] / 1e3 : 0.0,

@@ -40,7 +40,8 @@ static void *sleeper(void *arg)
 static bool all_run(int policy, int from, int to)
 {
 	for (int i = from; i < to; i++)
-		if (!tids[i] || sched_getscheduler(tids[i]) != policy)
+		/* dld sets SCHED_RESET_ON_FORK, which sched_getscheduler() ORs in. */
+		if (!tids[i] || (sched_getscheduler(tids[i]) & ~SCHED_RESET_ON_FORK) != policy)
 			return false;
 	return true;
 }
