@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <json.h>
 #include <stdarg.h>
 #include <stdint.h>
 
@@ -529,4 +530,33 @@ int json_check_strict(const char *text, size_t size, char **ret_where, char **re
         free(s.where);
         free(s.reason);
         return s.error;
+}
+
+int json_parse_strict(const char *text, size_t size, struct json_object **ret,
+                      char **ret_where, char **ret_reason) {
+        json_tokener *tok;
+        json_object *root;
+        int r;
+
+        *ret = NULL;
+        r = json_check_strict(text, size, ret_where, ret_reason);
+        if (r < 0)
+                return r;
+
+        tok = json_tokener_new();
+        if (!tok)
+                return -ENOMEM;
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        root = json_tokener_parse_ex(tok, text, (int) size);
+        if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+                /* Not reached: json_check_strict() refuses whatever json-c does. */
+                *ret_where = NULL;
+                *ret_reason = strdup(json_tokener_error_desc(json_tokener_get_error(tok)));
+                json_tokener_free(tok);
+                json_object_put(root);
+                return *ret_reason ? -EINVAL : -ENOMEM;
+        }
+        json_tokener_free(tok);
+        *ret = root;
+        return 0;
 }

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+struct json_object;
+
 /* Nesting deeper than this is refused (a policy needs 4 levels). */
 #define JSON_CHECK_MAX_DEPTH 32
 
@@ -20,3 +22,9 @@
  * duplicate key: "$.groups[0].name") and *ret_reason set (both allocated),
  * or -ENOMEM. */
 int json_check_strict(const char *text, size_t size, char **ret_where, char **ret_reason);
+
+/* json_check_strict(), then json-c's strict parse of the same text: on
+ * success *ret holds the document (the caller puts it). Returns 0, -EINVAL
+ * with *ret_where (possibly NULL) and *ret_reason set, or -ENOMEM. */
+int json_parse_strict(const char *text, size_t size, struct json_object **ret,
+                      char **ret_where, char **ret_reason);

@@ -93,7 +93,6 @@ static int parse_object(json_object *root, OciState *s, char **ret_error) {
 int oci_state_parse(const char *text, size_t size, OciState *ret, char **ret_error) {
         _cleanup_free_ char *where = NULL, *reason = NULL;
         OciState s = {};
-        json_tokener *tok;
         json_object *root;
         int r;
 
@@ -103,24 +102,11 @@ int oci_state_parse(const char *text, size_t size, OciState *ret, char **ret_err
                 return errorf(ret_error, "empty state: expected the container's state as JSON on stdin");
         if (size > OCI_STATE_MAX)
                 return errorf(ret_error, "state larger than %d bytes", OCI_STATE_MAX);
-        r = json_check_strict(text, size, &where, &reason);
+        r = json_parse_strict(text, size, &root, &where, &reason);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
                 return errorf(ret_error, "%s: %s", where ?: "?", reason ?: "not JSON");
-
-        tok = json_tokener_new();
-        if (!tok)
-                return -ENOMEM;
-        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-        root = json_tokener_parse_ex(tok, text, (int) size);
-        if (!root || json_tokener_get_error(tok) != json_tokener_success) {
-                r = errorf(ret_error, "not JSON: %s", json_tokener_error_desc(json_tokener_get_error(tok)));
-                json_tokener_free(tok);
-                json_object_put(root);
-                return r;
-        }
-        json_tokener_free(tok);
         r = parse_object(root, &s, ret_error);
         json_object_put(root);
         if (r < 0) {

@@ -321,31 +321,15 @@ int policy_parse_n(Policy *p, const char *file, const char *text, size_t size, D
         static const char * const known[] = { "system", "groups", "description", "$schema", NULL };
         Ctx c = { .file = file, .d = d };
         _cleanup_free_ char *where = NULL, *reason = NULL;
-        json_tokener *tok;
         json_object *root;
         int r;
 
-        /* What json-c lets through (duplicate keys above all) first. */
-        r = json_check_strict(text, size, &where, &reason);
+        /* What json-c lets through (duplicate keys above all) is refused too. */
+        r = json_parse_strict(text, size, &root, &where, &reason);
         if (r == -EINVAL)
                 return diag_add(d, file, where, "invalid JSON: %s", reason) < 0 ? -ENOMEM : -EINVAL;
         if (r < 0)
                 return r;
-
-        tok = json_tokener_new();
-        if (!tok)
-                return -ENOMEM;
-        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-        root = json_tokener_parse_ex(tok, text, (int) size);
-        if (!root || json_tokener_get_error(tok) != json_tokener_success) {
-                /* Not reached: json_check_strict() refuses whatever json-c does. */
-                r = diag_add(d, file, NULL, "invalid JSON: %s",
-                             json_tokener_error_desc(json_tokener_get_error(tok)));
-                json_tokener_free(tok);
-                json_object_put(root);
-                return r < 0 ? -ENOMEM : -EINVAL;
-        }
-        json_tokener_free(tok);
 
         if (!json_object_is_type(root, json_type_object))
                 problem(&c, "$", "the policy must be a JSON object, not %s", json_type_word(root));
