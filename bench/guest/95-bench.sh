@@ -74,6 +74,7 @@ part_hot() {
 	reps=3
 	pipe_n=$(q 10000 40000); fork_n=$(q 200 800); hb_g=$(q 2 4); hb_l=$(q 20 60); sa_n=$(q 300 1500)
 	for rep in $(seq $reps); do
+		"$BIN/dlb-hot" calib "$(q 20000000 50000000)" || rc=1
 		"$BIN/dlb-hot" pipe "$pipe_n" || rc=1
 		"$BIN/dlb-hot" forkexit "$fork_n" || rc=1
 		"$BIN/dlb-hot" hackbench "$hb_g" "$hb_l" || rc=1
@@ -121,14 +122,13 @@ part_cap() {
 	bench_json cap test='"cap_group"' label='"admitted"' group_total_bw="$(cat $cg/periodic/cpu.dl_total_bw)"
 	diag "cap: admitted run ends at $((SECONDS - t0)) s"
 	kill $sw; wait $sw 2>/dev/null
-	# Without admission control: the same tasks in the root, 5 per CPU:
-	# 125% of each CPU asked for, their work alone 50%, the overrunner's
-	# on top.
+	# Without admission control: the same tasks in the root, 12 per CPU:
+	# 300% of each CPU asked for, their work alone 120%.
 	echo -1 > $cg/periodic/cpu.dl_runtime_us
 	echo -1 > $cg/overrun/cpu.dl_runtime_us
 	echo -1 > /proc/sys/kernel/sched_dl_runtime_us
 	spec=()
-	for ((i = 0; i < 5 * cpus; i++)); do spec+=("periodic:-:5000:20000:2000"); done
+	for ((i = 0; i < 12 * cpus; i++)); do spec+=("periodic:-:5000:20000:2000"); done
 	spec+=("overrun:-:1000:20000:0")
 	for ((i = 0; i < cpus; i++)); do spec+=("cfs:-:0:0:0"); done
 	rm -f $stalls
@@ -238,7 +238,7 @@ wait_admitted() {	# UNITS...: until each unit's processes run SCHED_DEADLINE
 
 # ---- part 4: dld's footprint.
 part_foot() {
-	local pid idle_s t0 t1 c0 c1 rss max_rss cycles i units=() bw0 bw1 n_status s times=() rc=0 hz
+	local pid idle_s t0 t1 c0 c1 rss max_rss cycles i units=() bw0 bw1 bw_during=-1 n_status s times=() rc=0 hz
 	[ $patched = 1 ] || { diag "foot: needs the patched kernel"; return 0; }
 	hz=$(getconf CLK_TCK)
 	for i in $(seq 20); do
@@ -262,6 +262,7 @@ part_foot() {
 		systemctl start "${units[@]}" 2>/dev/null
 		wait_admitted "${units[@]}" || { echo "# foot: cycle $i: not all 20 admitted"; rc=1; }
 		rss=$(rss_kb "$pid"); [ "$rss" -gt "$max_rss" ] && max_rss=$rss
+		bw_during=$(total_bw)
 		systemctl stop "${units[@]}" 2>/dev/null
 	done
 	c1=$(cpu_ticks "$pid"); t1=$(date +%s%N)
@@ -270,7 +271,7 @@ part_foot() {
 	bw1=$(total_bw)
 	bench_json foot test='"cycles"' cycles="$cycles" services=20 rss_max_kb="$max_rss" rss_after_kb="$(rss_kb "$pid")" \
 		cpu_percent="$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN {printf "%.3f", 100 * c / hz / (t / 1e9)}')" \
-		seconds="$(( (t1 - t0) / 1000000000 ))" bw_before="$bw0" bw_after="$bw1" \
+		seconds="$(( (t1 - t0) / 1000000000 ))" bw_before="$bw0" bw_during="$bw_during" bw_after="$bw1" \
 		sched_dl_total_bw="$(cat /proc/sys/kernel/sched_dl_total_bw)"
 	# dlconf status with N services admitted.
 	n_status=$(q 25 100)

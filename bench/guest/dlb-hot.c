@@ -4,6 +4,8 @@
  * the stock kernel (bench part 1) and against cgroup depth (part 5).
  * Each command prints one "BENCH {json}" line.
  *
+ *   dlb-hot calib N                a user-space loop of N steps: the emulated
+ *                                  CPU's speed during this boot
  *   dlb-hot pipe N                 ping-pong of two processes over pipes on
  *                                  CPU 0: context switches per second
  *   dlb-hot forkexit N             fork, _exit, waitpid: µs per process
@@ -31,6 +33,22 @@ static void pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* A fixed user-space loop, no system calls: how fast the emulated CPU ran
+ * during this boot. Under TCG it follows the host's load, which the
+ * patched/stock ratios must not be mistaken for. */
+static int bench_calib(long n)
+{
+	volatile uint64_t x = 1;
+	int64_t t0 = dlb_now(), t1;
+
+	for (long i = 0; i < n; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	t1 = dlb_now();
+	printf("BENCH {\"test\":\"calib\",\"iters\":%ld,\"seconds\":%.6f,\"mloops_per_s\":%.3f}\n",
+	       n, (t1 - t0) / 1e9, n * 1e3 / (double)(t1 - t0));
+	return 0;
 }
 
 static int bench_pipe(long n)
@@ -282,6 +300,8 @@ static int bench_reswrite(unsigned depth, long n)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "calib"))
+		return bench_calib(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "pipe"))
 		return bench_pipe(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "forkexit"))
@@ -292,7 +312,7 @@ int main(int argc, char **argv)
 		return bench_setattr((unsigned)atoi(argv[2]), atoi(argv[3]), atol(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "reswrite"))
 		return bench_reswrite((unsigned)atoi(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: dlb-hot pipe N | forkexit N | hackbench GROUPS LOOPS | "
+	fprintf(stderr, "usage: dlb-hot calib N | pipe N | forkexit N | hackbench GROUPS LOOPS | "
 		"setattr DEPTH RESERVED N | reswrite DEPTH N\n");
 	return 2;
 }
