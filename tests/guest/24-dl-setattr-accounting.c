@@ -13,6 +13,12 @@
  * 3. fork() while another thread moves the parent in and out of
  *    SCHED_DEADLINE: a child is never SCHED_DEADLINE, which it would be
  *    with no bandwidth admitted and in the fair class (patch 0017).
+ * 4. sched_setattr(SCHED_FLAG_KEEP_POLICY) on a thread that another
+ *    thread moves in and out of SCHED_DEADLINE: the call starts over when
+ *    the policy changed under it, and must then not release cpuset_mutex
+ *    a second time (patch 0022). The debug kernel's lockdep reports that
+ *    as a bad unlock balance, a splat that fails the run (make
+ *    check-debug); here the totals must come back.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -172,12 +178,59 @@ static void fork_race(struct totals start)
 	ksft_test_result(totals_back(start), "after the fork race: the totals are back to the start\n");
 }
 
+/* Sleeps until told to stop: the thread the others change. */
+static void *sleeper(void *arg)
+{
+	atomic_int *tid = arg;
+
+	atomic_store(tid, syscall(SYS_gettid));
+	while (atomic_load(&toggling))
+		usleep(1000);
+	return NULL;
+}
+
+#define KEEP_POLICY_RACE_NS (3 * NSEC_PER_SEC)
+
+static void keep_policy_race(struct totals start)
+{
+	/* Other parameters than the toggler's, so that each call changes something. */
+	struct sched_attr keep = dl_attr(2 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC);
+	unsigned long calls = 0, changed = 0;
+	atomic_int target = 0;
+	pthread_t sleeping, toggling_th;
+	pid_t tid;
+	uint64_t end;
+
+	keep.sched_flags = SCHED_FLAG_KEEP_POLICY;
+	atomic_store(&toggling, 1);
+	if (pthread_create(&sleeping, NULL, sleeper, &target))
+		ksft_exit_fail_msg("pthread_create\n");
+	while (!(tid = atomic_load(&target)))
+		usleep(1000);
+	if (pthread_create(&toggling_th, NULL, toggler, &tid))
+		ksft_exit_fail_msg("pthread_create\n");
+	end = now_ns() + KEEP_POLICY_RACE_NS;
+	do {
+		calls++;
+		if (!sched_setattr(tid, &keep, 0))
+			changed++;
+	} while (now_ns() < end);
+	atomic_store(&toggling, 0);
+	pthread_join(toggling_th, NULL);
+	pthread_join(sleeping, NULL);
+	ksft_print_msg("sched_setattr(SCHED_FLAG_KEEP_POLICY) against a toggling thread: %lu calls, %lu succeeded\n",
+		       calls, changed);
+	ksft_test_result(calls > 100 && changed,
+			 "sched_setattr(SCHED_FLAG_KEEP_POLICY) races a policy change and completes\n");
+	ksft_test_result(totals_back(start), "after the keep-policy race: the totals are back to the start\n");
+}
+
 int main(void)
 {
 	struct totals start;
 
 	ksft_print_header();
-	ksft_set_plan(8);
+	ksft_set_plan(10);
 	dl_setup("dltest-24");
 	start = totals();
 	if (start.rd < 0)
@@ -185,5 +238,6 @@ int main(void)
 	keep_params(start);
 	zombie(start);
 	fork_race(start);
+	keep_policy_race(start);
 	ksft_finished();
 }
