@@ -6,9 +6,10 @@ results.json (bench/run.py).
     bench/report.py --selftest        a report from built-in sample results
 
 Every figure is listed with its goal and a verdict: "pass", "MISSED" (the
-goal is not met: never hidden), or "-" (no goal: context). Ratios are
-patched/stock of each (round, repetition) pair: the median, and the spread
-min..max.
+goal is not met: never hidden), or "-" (no goal: context). Part 1's ratios
+are patched/stock of the best repetition of each boot, per round: the
+median over rounds, and the spread over rounds (one round: over every pair
+of repetitions).
 """
 
 import json
@@ -61,19 +62,33 @@ class Report:
         self.rows.append((part, figure, value, goal, verdict))
 
 
-def hot_pairs(results, test, key, **match):
-    """Per (round, repetition): the patched and stock values of one figure."""
+def hot_rounds(results, test, key, higher, **match):
+    """Per round: the best repetition of each kernel (the highest
+    throughput, the shortest time: interference from the host only ever
+    slows a run down), and all (patched, stock) pairs of repetitions."""
     by = {}
     for f in figs(results, part="hot", test=test, **match):
         rnd = f["_boot"].split("-")[-1]
         by.setdefault((f["kernel"], rnd), []).append(f[key])
-    pairs = []
-    for (kernel, rnd), vals in by.items():
-        if kernel != "patched":
-            continue
+    best, pairs = [], []
+    for (kernel, rnd), vals in sorted(by.items()):
         stock = by.get(("stock", rnd), [])
-        pairs += list(zip(vals, stock))
-    return pairs
+        if kernel != "patched" or not stock:
+            continue
+        pick = max if higher else min
+        best.append((pick(vals), pick(stock)))
+        pairs += [(p, s) for p in vals for s in stock]
+    return best, pairs
+
+
+def ratio_text(best, pairs, speed):
+    """The median over rounds of the best-of ratio, and its spread: over
+    rounds when there are several, else over every pair of repetitions."""
+    per_round = [speed(p, s) for p, s in best]
+    med = statistics.median(per_round)
+    spread = per_round if len(per_round) > 1 else [speed(p, s) for p, s in pairs]
+    what = f"{len(per_round)} rounds" if len(per_round) > 1 else f"{len(pairs)} pairs of repetitions"
+    return med, min(spread), max(spread), f"spread {min(spread):.3f}..{max(spread):.3f} over {what}"
 
 
 HOT = [
@@ -85,48 +100,52 @@ HOT = [
 
 
 def part_hot(results, rep, data):
-    pairs = hot_pairs(results, "calib", "mloops_per_s")
-    if pairs:
+    best, pairs = hot_rounds(results, "calib", "mloops_per_s", True)
+    if best:
         rel = [p / s for p, s in pairs]
         rep.add("1 hot path", "emulated CPU speed (a user-space loop) in the patched boots / in the stock boots",
                 f"{statistics.median(rel):.3f} (spread {min(rel):.3f}..{max(rel):.3f}): away from 1, the host's load "
                 "differed between the boots, and the ratios below carry that", "", None)
     for test, key, match, label, higher, goal in HOT:
-        pairs = hot_pairs(results, test, key, **match)
-        if not pairs:
+        best, pairs = hot_rounds(results, test, key, higher, **match)
+        if not best:
             rep.add("1 hot path", label, "not measured", f">= {goal} of stock", False)
             continue
         # Relative speed: > 1 means the patched kernel is faster.
-        rel = [(p / s) if higher else (s / p) for p, s in pairs]
-        med = statistics.median(rel)
-        data["hot_ratios"].append((label.split(",")[0], med, min(rel), max(rel)))
-        rep.add("1 hot path", f"{label}: patched/stock speed", f"{med:.3f} (spread {min(rel):.3f}..{max(rel):.3f}, n={len(rel)})",
-                f">= {goal}", med >= goal)
+        med, lo, hi, spread = ratio_text(best, pairs, (lambda p, s: p / s) if higher else (lambda p, s: s / p))
+        data["hot_ratios"].append((label.split(",")[0], med, lo, hi))
+        noise = " - the spread straddles the goal: within this machine's noise" if lo < goal <= hi else ""
+        rep.add("1 hot path", f"{label}: patched/stock speed (best of each boot's repetitions)",
+                f"{med:.3f} ({spread}){noise}", f">= {goal}", med >= goal)
     for depth in (0, 1, 5):
         for reserved in (False, True):
-            pairs = []
-            for f in figs(results, part="hot", test="setattr", depth=depth, reserved=reserved, kernel="patched"):
-                rnd = f["_boot"].split("-")[-1]
-                stock = [g["pair_ns_p50"] for g in figs(results, part="hot", test="setattr", depth=depth,
-                                                        reserved=False, kernel="stock")
-                         if g["_boot"].split("-")[-1] == rnd]
-                pairs += [(f["pair_ns_p50"], s) for s in stock[:1]] if stock else []
-            if not pairs:
+            # The stock kernel has no reservations: its unreserved figure.
+            by = {}
+            for f in figs(results, part="hot", test="setattr", depth=depth):
+                if f["kernel"] == "patched" and f["reserved"] != reserved or f["kernel"] == "stock" and f["reserved"]:
+                    continue
+                by.setdefault((f["kernel"], f["_boot"].split("-")[-1]), []).append(f["pair_ns_p50"])
+            best, pairs = [], []
+            for (kernel, rnd), vals in sorted(by.items()):
+                stock = by.get(("stock", rnd), [])
+                if kernel == "patched" and stock:
+                    best.append((min(vals), min(stock)))
+                    pairs += [(p, s) for p in vals for s in stock]
+            if not best:
                 if not (reserved and depth == 0):
                     rep.add("1 hot path", f"setattr in+out of SCHED_DEADLINE, depth {depth}{', reserved' if reserved else ''}",
                             "not measured", "", None)
                 continue
-            ratio = [p / s for p, s in pairs]
-            med = statistics.median(ratio)
-            p50 = statistics.median(p for p, _ in pairs)
-            s50 = statistics.median(s for _, s in pairs)
+            med, lo, hi, spread = ratio_text(best, pairs, lambda p, s: p / s)
             label = f"depth {depth}{' reserved' if reserved else ''}"
-            data["hot_ratios"].append((f"setattr {label}", 1 / med, 1 / max(ratio), 1 / min(ratio)))
-            goal = "<= 1.2x stock" if depth == 5 else ""
+            data["hot_ratios"].append((f"setattr {label}", 1 / med, 1 / hi, 1 / lo))
+            p50 = statistics.median(p for p, _ in best)
+            s50 = statistics.median(s for _, s in best)
             rep.add("1 hot path",
-                    f"sched_setattr() into + out of SCHED_DEADLINE, {label}{' (stock: unreserved)' if reserved else ''}: patched/stock time",
-                    f"{med:.3f}x ({p50 / 1e3:.1f} us vs {s50 / 1e3:.1f} us; spread {min(ratio):.3f}..{max(ratio):.3f}, n={len(ratio)})",
-                    goal, (med <= 1.2) if depth == 5 else None)
+                    f"sched_setattr() into + out of SCHED_DEADLINE, {label}{' (stock: unreserved)' if reserved else ''}: "
+                    "patched/stock time (best of each boot)",
+                    f"{med:.3f}x ({p50 / 1e3:.1f} us vs {s50 / 1e3:.1f} us; {spread})",
+                    "<= 1.2x stock" if depth == 5 else "", (med <= 1.2) if depth == 5 else None)
 
 
 def part_cap(results, rep, data):
@@ -264,7 +283,7 @@ plot 'hot_ratios.dat' using 0:2:xtic(1) with boxes notitle, '' using 0:2:3:4 wit
                 cdf_sets.append((fn, name))
     if cdf_sets:
         e = gnuplot(term + "set output 'dld_latency_cdf.png'\nset title 'dld promotion latency (CDF)'\n"
-                    "set xlabel 'ms'\nset ylabel 'fraction'\nset key bottom right\nset grid\nset logscale x\n"
+                    "set xlabel 'ms'\nset ylabel 'fraction'\nset yrange [0:1]\nset key bottom right\nset grid\nset logscale x\n"
                     "plot " + ", ".join(f"'{fn}' using 1:2 with steps title '{t}'" for fn, t in cdf_sets) + "\n", outdir)
         (errors.append(e) if e else made.append("dld_latency_cdf.png"))
     if data["cap_cdf"]:
@@ -277,7 +296,7 @@ plot 'hot_ratios.dat' using 0:2:xtic(1) with boxes notitle, '' using 0:2:3:4 wit
         if sets:
             dl = data.get("cap_deadline_ms", 10)
             e = gnuplot(term + f"set output 'cap_response_cdf.png'\nset title 'periodic deadline tasks: response time (CDF), deadline {dl:g} ms'\n"
-                        "set xlabel 'ms'\nset ylabel 'fraction'\nset key bottom right\nset grid\nset logscale x\n"
+                        "set xlabel 'ms'\nset ylabel 'fraction'\nset yrange [0:1]\nset key bottom right\nset grid\nset logscale x\n"
                         f"set arrow from {dl:g}, graph 0 to {dl:g}, graph 1 nohead lc rgb 'red'\n"
                         "plot " + ", ".join(f"'{fn}' using 1:2 with steps title '{t}'" for fn, t in sets) + "\n", outdir)
             (errors.append(e) if e else made.append("cap_response_cdf.png"))
@@ -380,9 +399,9 @@ def selftest():
         text = open(os.path.join(d, "report.md")).read()
         missed = "\n".join(rep.missed)
         checks = [
-            ("pipe ratio 0.99 passes", "| 1 hot path | pipe ping-pong, context switches/s: patched/stock speed | 0.990" in text
+            ("pipe ratio 0.99 passes", "| 1 hot path | pipe ping-pong, context switches/s: patched/stock speed (best of each boot's repetitions) | 0.990" in text
              and "pipe" not in missed),
-            ("setattr 1.1x at depth 5 passes", "depth 5: patched/stock time | 1.100x" in text),
+            ("setattr 1.1x at depth 5 passes", "depth 5: patched/stock time (best of each boot) | 1.100x" in text),
             ("new thread 40 ms is reported missed", "new thread -> policy" in missed),
             ("exponent 1000 -> 5000 computed", "growth exponent" in text),
             ("no plot errors (gnuplot installed)", not errors or not shutil.which("gnuplot")),
