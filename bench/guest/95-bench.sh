@@ -18,6 +18,8 @@
 . /usr/lib/dlsched/tap.sh
 
 BIN=/usr/lib/dlsched/bench
+STALLWATCH=/usr/lib/dlsched/bin/stallwatch
+STALLS=/tmp/dlb-stalls
 
 cmdline_value() {
 	local arg
@@ -88,11 +90,28 @@ part_hot() {
 	return "${PIPESTATUS[0]}"
 }
 
+# cap_run LABEL JOBS N PERIODIC-CGROUP OVERRUN-CGROUP: N periodic tasks of
+# 5 ms/20 ms doing 2 ms of work each job, one 1 ms/20 ms overrunner and
+# one CFS spinner per CPU, with the stall witness running ("-": no cgroup
+# of their own). Sets rc=1 on failure.
+cap_run() {
+	local label=$1 jobs=$2 n=$3 pcg=$4 ocg=$5 spec=() i sw t0=$SECONDS
+	for ((i = 0; i < n; i++)); do spec+=("periodic:$pcg:5000:20000:2000"); done
+	spec+=("overrun:$ocg:1000:20000:0")
+	for ((i = 0; i < $(nproc); i++)); do spec+=("cfs:-:0:0:0"); done
+	rm -f "$STALLS"
+	"$STALLWATCH" "$STALLS" & sw=$!
+	DLB_STALLS=$STALLS "$BIN/dlb-cap" "$label" "$jobs" "${spec[@]}" 2>&1 | emit cap
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	diag "cap: $label run took $((SECONDS - t0)) s"
+	kill $sw; wait $sw 2>/dev/null
+}
+
 # ---- part 2: guarantees at the cap, on 2 CPUs (one vCPU per host CPU).
 # Bandwidths are powers of two, which the kernel's fixed point holds
 # exactly: the periodic tasks fill their group to the last unit.
 part_cap() {
-	local jobs cpus cg=/sys/fs/cgroup/dlbcap rc=0 stalls=/tmp/dlb-stalls spec=() i sw t0=$SECONDS
+	local jobs cpus cg=/sys/fs/cgroup/dlbcap rc=0
 	[ $patched = 1 ] || { diag "cap: needs the patched kernel"; return 0; }
 	jobs=$(q 300 10000)
 	cpus=$(nproc)
@@ -111,33 +130,14 @@ part_cap() {
 	echo 50000 > $cg/periodic/cpu.dl_runtime_us
 	echo 100000 > $cg/overrun/cpu.dl_period_us
 	echo 5000 > $cg/overrun/cpu.dl_runtime_us
-	for ((i = 0; i < 2 * cpus; i++)); do spec+=("periodic:$cg/periodic:5000:20000:2000"); done
-	spec+=("overrun:$cg/overrun:1000:20000:0")
-	for ((i = 0; i < cpus; i++)); do spec+=("cfs:-:0:0:0"); done
-	rm -f $stalls
-	/usr/lib/dlsched/bin/stallwatch $stalls & sw=$!
-	diag "cap: admitted run starts at $((SECONDS - t0)) s"
-	DLB_STALLS=$stalls "$BIN/dlb-cap" admitted "$jobs" "${spec[@]}" 2>&1 | emit cap
-	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	cap_run admitted "$jobs" $((2 * cpus)) $cg/periodic $cg/overrun
 	bench_json cap test='"cap_group"' label='"admitted"' group_total_bw="$(cat $cg/periodic/cpu.dl_total_bw)"
-	diag "cap: admitted run ends at $((SECONDS - t0)) s"
-	kill $sw; wait $sw 2>/dev/null
 	# Without admission control: the same tasks in the root, 12 per CPU:
 	# 300% of each CPU asked for, their work alone 120%.
 	echo -1 > $cg/periodic/cpu.dl_runtime_us
 	echo -1 > $cg/overrun/cpu.dl_runtime_us
 	echo -1 > /proc/sys/kernel/sched_dl_runtime_us
-	spec=()
-	for ((i = 0; i < 12 * cpus; i++)); do spec+=("periodic:-:5000:20000:2000"); done
-	spec+=("overrun:-:1000:20000:0")
-	for ((i = 0; i < cpus; i++)); do spec+=("cfs:-:0:0:0"); done
-	rm -f $stalls
-	/usr/lib/dlsched/bin/stallwatch $stalls & sw=$!
-	diag "cap: over-subscribed run starts at $((SECONDS - t0)) s"
-	DLB_STALLS=$stalls "$BIN/dlb-cap" oversubscribed "$(q 300 2000)" "${spec[@]}" 2>&1 | emit cap
-	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
-	diag "cap: over-subscribed run ends at $((SECONDS - t0)) s"
-	kill $sw; wait $sw 2>/dev/null
+	cap_run oversubscribed "$(q 300 2000)" $((12 * cpus)) - -
 	rmdir $cg/periodic $cg/overrun $cg
 	restore_knobs
 	return $rc
