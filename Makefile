@@ -17,7 +17,9 @@ BUILD ?= $(TOP)/build
 KERNEL_VARIANT ?= normal
 # One id per top-level make: every stage it runs (TIMED, dlcheck's) goes
 # into build/logs/timings.json under it.
-DLSCHED_RUN_ID ?= $(shell date +%s.%N)
+ifndef DLSCHED_RUN_ID
+DLSCHED_RUN_ID := $(shell date +%s.%N)
+endif
 TIMED := tests/harness/timings.py run
 export TOP BUILD KERNEL_VARIANT DLSCHED_RUN_ID
 
