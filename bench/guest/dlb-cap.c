@@ -71,14 +71,6 @@ static void parse(const char *s, struct spec *sp)
 		dlb_die("bad kind %s", kind);
 }
 
-static void spin_cpu(int64_t ns)
-{
-	int64_t end = dlb_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-
-	while (dlb_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		;
-}
-
 static void sleep_until(int64_t t)
 {
 	struct timespec ts = { .tv_sec = t / 1000000000LL, .tv_nsec = t % 1000000000LL };
@@ -108,7 +100,7 @@ static void child(int idx, const struct spec *sp, long jobs, int64_t start, stru
 	sleep_until(start);
 	if (sp->kind != PERIODIC) {
 		for (;;) {
-			spin_cpu(1000000);
+			spin_cpu_ns(1000000);
 			sh->overruns[idx] = xcpu;
 		}
 	}
@@ -116,7 +108,7 @@ static void child(int idx, const struct spec *sp, long jobs, int64_t start, stru
 		int64_t release = start + k * sp->period_us * 1000LL;
 
 		sleep_until(release);
-		spin_cpu(sp->work_us * 1000LL);
+		spin_cpu_ns((uint64_t)sp->work_us * 1000);
 		rec[k].release = release;
 		rec[k].end = dlb_now();
 		sh->jobs_done[idx] = k + 1;

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <sched.h>
 #include <unistd.h>
+/* Clocks and spin_cpu_ns(), shared with the guest tests (tests/guest/dltask.h). */
+#include <dlsched/cpuclock.h>
 /* The uapi's struct sched_param would clash with the C library's. */
 #define sched_param kernel_sched_param
 #include <linux/sched/types.h>
@@ -54,17 +56,10 @@ static inline int dlb_other(void)
 	return dlb_setattr(0, 0 /* SCHED_OTHER */, 0, 0, 0, 0);
 }
 
-static inline int64_t dlb_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
+/* CLOCK_MONOTONIC, signed: the bench subtracts times from one another. */
 static inline int64_t dlb_now(void)
 {
-	return dlb_ns(CLOCK_MONOTONIC);
+	return (int64_t)now_ns();
 }
 
 static inline void dlb_die(const char *fmt, ...)

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 /* The uapi limits; glibc's <sys/resource.h> has its own, without the series' two. */
 #include <asm/resource.h>
+#include <dlsched/cpuclock.h>
 #include <dlsched/syscalls.h>
 #include "dltest.h"
 
@@ -59,24 +60,6 @@ static inline long sched_getparam_ex(pid_t pid, unsigned int len, struct sched_p
 	return dlsched_sched_getparam_ex(pid, len, param);
 }
 
-static inline uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static inline uint64_t now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
-
-static inline uint64_t thread_cpu_ns(void)
-{
-	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
-
 static inline struct timespec ns_to_ts(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
@@ -87,30 +70,6 @@ static inline struct timespec ns_to_ts(uint64_t ns)
 static inline uint64_t ts_to_ns(const struct timespec *ts)
 {
 	return ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
-}
-
-/*
- * Burn @ns of the calling thread's CPU time. Returns the longest step
- * between two reads of the thread's CPU clock: they come some tens of
- * microseconds apart, so a step of VCPU_STALL_NS or more is time the
- * thread was charged for without running its loop. Under TCG, where the
- * host runs 4 vCPU threads on 2 CPUs, that is a vCPU the host did not run
- * (steps of 4 to 13 ms were traced), and a deadline task pays for it with
- * its runtime.
- */
-#define VCPU_STALL_NS (2 * NSEC_PER_MSEC)
-
-static inline uint64_t spin_cpu_ns(uint64_t ns)
-{
-	uint64_t t = thread_cpu_ns(), end = t + ns, prev, step = 0;
-
-	while (t < end) {
-		prev = t;
-		t = thread_cpu_ns();
-		if (t - prev > step)
-			step = t - prev;
-	}
-	return step;
 }
 
 static inline double ms(uint64_t ns)
