@@ -13,7 +13,8 @@
 #          same over-subscribed with admission control off
 #   dld    part 3: dld's promotion latency against systemd's
 #          CPUSchedulingPolicy=fifo
-#   foot   part 4: dld's RSS and CPU, start/stop cycles, dlconf status
+#   foot   part 4: dld's RSS and CPU, start/stop cycles (20, QUICK 3, or
+#          dlsched.bench_cycles=N), dlconf status
 #   depth  part 5: reservation write and setattr cost, depth 1 to 16
 . /usr/lib/dlsched/tap.sh
 
@@ -255,7 +256,9 @@ part_foot() {
 	c1=$(cpu_ticks "$pid"); t1=$(date +%s%N)
 	bench_json foot test='"idle"' seconds="$idle_s" rss_kb="$(rss_kb "$pid")" \
 		cpu_percent="$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN {printf "%.3f", 100 * c / hz / (t / 1e9)}')"
-	cycles=$(q 3 20)
+	# 20 cycles (QUICK 3) by default: a cycle takes about 7 s under TCG, so
+	# the issue's 1000 take about 2 hours; dlsched.bench_cycles=N (FOOT_CYCLES).
+	cycles=$(cmdline_value dlsched.bench_cycles || q 3 20)
 	max_rss=0
 	c0=$(cpu_ticks "$pid"); t0=$(date +%s%N)
 	for ((i = 0; i < cycles; i++)); do
