@@ -19,6 +19,12 @@
  *    a second time (patch 0022). The debug kernel's lockdep reports that
  *    as a bad unlock balance, a splat that fails the run (make
  *    check-debug); here the totals must come back.
+ * 5. SysRq-n (normalize_rt_tasks()) moves a deadline task to SCHED_OTHER
+ *    under tasklist_lock, where __sched_setscheduler() must not take
+ *    cpuset_mutex, which that path would never release (patch 0023): the
+ *    next deadline admission would wait for ever. It also renices and
+ *    demotes every other real-time user task of the guest; none of the
+ *    guest's own services is one.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -225,12 +231,57 @@ static void keep_policy_race(struct totals start)
 	ksft_test_result(totals_back(start), "after the keep-policy race: the totals are back to the start\n");
 }
 
+/* 0 if @pid exits within @ms, else -ETIMEDOUT (it is left running). */
+static int wait_exit(pid_t pid, int ms, int *status)
+{
+	int i;
+
+	for (i = 0; i < ms / 10; i++) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+static void sysrq_normalize(struct totals start)
+{
+	struct dl_child c = dl_child_start(NULL, 5 * NSEC_PER_MSEC);
+	int fd, policy, status = 0, err;
+	pid_t probe;
+
+	if (c.err)
+		ksft_exit_fail_msg("a 5 ms deadline child: %s\n", strerror(c.err));
+	fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "n", 1) != 1)
+		ksft_exit_fail_msg("SysRq-n: %s\n", strerror(errno));
+	close(fd);
+	policy = sched_getscheduler(c.pid);
+	ksft_test_result(policy == SCHED_OTHER, "SysRq-n: the deadline task is SCHED_OTHER (policy %d)\n",
+			 policy);
+	/* A deadline admission takes cpuset_mutex: it must be free. */
+	probe = fork();
+	if (probe < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!probe)
+		_exit(dl_enter(2 * NSEC_PER_MSEC, TASK_PERIOD_NS, TASK_PERIOD_NS, 0) ? 1 : 0);
+	err = wait_exit(probe, 5000, &status);
+	ksft_test_result(!err && WIFEXITED(status) && !WEXITSTATUS(status),
+			 "after SysRq-n: a new deadline task is admitted (%s)\n",
+			 err ? "still waiting after 5 s: cpuset_mutex was left locked" :
+			       WIFEXITED(status) && !WEXITSTATUS(status) ? "at once" : "refused");
+	if (err)
+		ksft_exit_fail_msg("cannot go on with cpuset_mutex locked\n");
+	dl_child_stop(&c);
+	ksft_test_result(totals_back(start), "after SysRq-n: the totals are back to the start\n");
+}
+
 int main(void)
 {
 	struct totals start;
 
 	ksft_print_header();
-	ksft_set_plan(10);
+	ksft_set_plan(13);
 	dl_setup("dltest-24");
 	start = totals();
 	if (start.rd < 0)
@@ -239,5 +290,6 @@ int main(void)
 	zombie(start);
 	fork_race(start);
 	keep_policy_race(start);
+	sysrq_normalize(start);
 	ksft_finished();
 }
