@@ -1766,13 +1766,34 @@ static void episode_enter(const struct kind *k, int idx, int ep)
 		reg_add(getpid(), getpid());
 }
 
-static void dump_tasks(pid_t pid)
+/* The first @max lines of @path, indented, if it can be read. */
+static void dump_file(const char *path, const char *title, int max)
 {
-	char path[64], line[256];
+	char line[256];
+	FILE *f = fopen(path, "re");
+	int n;
+
+	if (!f)
+		return;
+	say("    %s:", title);
+	for (n = 0; n < max && fgets(line, sizeof(line), f); n++) {
+		line[strcspn(line, "\n")] = '\0';
+		say("      %s", line);
+	}
+	fclose(f);
+}
+
+/*
+ * What a stuck episode is doing: for @pid and its descendants, each
+ * thread's state, policy, wait channel, kernel stack and the deadline
+ * entity's fields of /proc/PID/task/TID/sched.
+ */
+static void dump_tasks(pid_t pid, int depth)
+{
+	char path[96], line[512], *p;
 	struct dirent *d;
 	DIR *dir;
 	FILE *f;
-	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
@@ -1781,16 +1802,58 @@ static void dump_tasks(pid_t pid)
 	while ((d = readdir(dir))) {
 		if (d->d_name[0] == '.')
 			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, d->d_name);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(line, sizeof(line), f)) {
+				line[strcspn(line, "\n")] = '\0';
+				say("  process %d (depth %d) task %s stat: %s", pid, depth, d->d_name,
+				    line);
+			}
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/wchan", pid, d->d_name);
+		dump_file(path, "wchan", 1);
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stack", pid, d->d_name);
+		dump_file(path, "kernel stack", 16);
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/sched", pid, d->d_name);
+		f = fopen(path, "re");
+		if (f) {
+			while (fgets(line, sizeof(line), f)) {
+				line[strcspn(line, "\n")] = '\0';
+				if (strstr(line, "policy") || strstr(line, "dl.") ||
+				    strstr(line, "nr_switches"))
+					say("    %s", line);
+			}
+			fclose(f);
+		}
+	}
+	closedir(dir);
+	if (depth >= 4)
+		return;
+	/* Its children: every process whose stat names @pid as parent. */
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		int child, ppid;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/stat", d->d_name);
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		say("  task %s kernel stack:", d->d_name);
-		for (n = 0; n < 16 && fgets(line, sizeof(line), f); n++) {
-			line[strcspn(line, "\n")] = '\0';
-			say("    %s", line);
+		ppid = 0;
+		if (fgets(line, sizeof(line), f)) {
+			p = strrchr(line, ')');
+			if (p && sscanf(p + 1, " %*c %d", &ppid) != 1)
+				ppid = 0;
 		}
 		fclose(f);
+		child = atoi(d->d_name);
+		if (ppid == pid)
+			dump_tasks(child, depth + 1);
 	}
 	closedir(dir);
 }
@@ -1814,7 +1877,7 @@ static void watch_episode(const struct kind *k, pid_t pid, uint64_t end)
 			inc(&sh->ev[EV_STUCK]);
 			note("unexpected: [%s] episode %d still runs %llu s after its end: killed", k->name,
 			     pid, (unsigned long long)(STUCK_NS / SEC));
-			dump_tasks(pid);
+			dump_tasks(pid, 0);
 			kill(pid, SIGKILL);
 			killed = true;
 		}
