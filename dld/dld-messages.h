@@ -11,3 +11,4 @@
 #define DLD_MESSAGE_POLICY_APPLIED   "24269fef2bbc44e3865d4b0bce88a926"  /* a policy is in force */
 #define DLD_MESSAGE_POLICY_REJECTED  "6ad59c38e7b247f78dc15ff8f4ec73c8"  /* a policy was not applied */
 #define DLD_MESSAGE_DROPIN_INVALID   "96f14a8deb3a4050a65e48993a209984"  /* a unit's X-Deadline keys are malformed */
+#define DLD_MESSAGE_PRIVILEGE        "547f328941374217bc1bcdf202886664"  /* dld lacks something it needs (privileges.h) */

@@ -16,12 +16,60 @@ void deadline_request_done(DeadlineRequest *r) {
         free(r->period_at.file);
         free(r->group_at.file);
         free(r->threads_at.file);
+        free(r->promote_at.file);
         *r = (DeadlineRequest) {};
 }
 
 bool deadline_request_present(const DeadlineRequest *r) {
         return r->runtime_at.file || r->deadline_at.file || r->period_at.file || r->group_at.file ||
-                r->threads_at.file;
+                r->threads_at.file || r->promote_at.file;
+}
+
+const char *deadline_promote_to_string(DeadlinePromote p) {
+        static const char * const names[_PROMOTE_MAX] = {
+                [PROMOTE_AUTO] = "auto",
+                [PROMOTE_CGROUP] = "cgroup",
+                [PROMOTE_NONE] = "none",
+                [PROMOTE_SUBTREE] = "subtree",
+        };
+        return (unsigned) p < _PROMOTE_MAX ? names[p] : "?";
+}
+
+int deadline_value_promote(const char *value, DeadlinePromote *ret, char *why, size_t size) {
+        /* "subtree" is what dld does for containers, not a choice of units. */
+        static const DeadlinePromote values[] = { PROMOTE_AUTO, PROMOTE_CGROUP, PROMOTE_NONE };
+
+        for (size_t i = 0; i < ELEMENTSOF(values); i++)
+                if (streq_ptr(value, deadline_promote_to_string(values[i]))) {
+                        *ret = values[i];
+                        return 0;
+                }
+        snprintf(why, size, "not a choice of threads (expected \"auto\", \"cgroup\" or \"none\")");
+        return -EINVAL;
+}
+
+int deadline_promote_resolve(DeadlinePromote setting, bool delegated, DeadlinePromote *ret, char *why, size_t size) {
+        switch (setting) {
+        case PROMOTE_AUTO:
+                *ret = delegated ? PROMOTE_NONE : PROMOTE_CGROUP;
+                return 0;
+        case PROMOTE_CGROUP:
+                if (delegated) {
+                        snprintf(why, size, "X-DeadlinePromote=cgroup with Delegate=yes: the unit's cgroup subtree "
+                                 "is delegated to it, and dld neither switches nor moves the threads there (its owner "
+                                 "schedules them, within the unit's reservation); use X-DeadlinePromote=none or auto, "
+                                 "or Delegate=no");
+                        return -EINVAL;
+                }
+                *ret = setting;
+                return 0;
+        case PROMOTE_NONE:
+                *ret = setting;
+                return 0;
+        default:
+                snprintf(why, size, "X-DeadlinePromote=%s: not a choice of units", deadline_promote_to_string(setting));
+                return -EINVAL;
+        }
 }
 
 const char *threads_to_string(char *buf, size_t size, unsigned threads) {
@@ -122,7 +170,7 @@ int deadline_request_problem(const DeadlineRequest *r, char *why, size_t size) {
 static int assign(DeadlineRequest *r, const char *section, const char *key, const char *value,
                   const char *file, unsigned line, DiagList *d) {
         uint64_t *tv = NULL;
-        bool threads = false;
+        bool threads = false, promote = false;
         KeyOrigin *at;
 
         if (streq_ptr(key, KEY_PREFIX "Runtime"))
@@ -135,10 +183,12 @@ static int assign(DeadlineRequest *r, const char *section, const char *key, cons
                 at = &r->group_at;
         else if (streq_ptr(key, KEY_PREFIX "Threads"))
                 at = &r->threads_at, threads = true;
+        else if (streq_ptr(key, KEY_PREFIX "Promote"))
+                at = &r->promote_at, promote = true;
         else
                 return line_diag(d, file, line,
                                  "unknown key %s= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, X-DeadlineDeadline=, "
-                                 "X-DeadlineGroup=, X-DeadlineThreads=)",
+                                 "X-DeadlineGroup=, X-DeadlineThreads=, X-DeadlinePromote=)",
                                  key);
 
         if (!streq_ptr(section, "Service"))
@@ -149,6 +199,8 @@ static int assign(DeadlineRequest *r, const char *section, const char *key, cons
                         *tv = 0;
                 else if (threads)
                         r->threads = 0;
+                else if (promote)
+                        r->promote = PROMOTE_AUTO;
                 else {
                         free(r->group);
                         r->group = NULL;
@@ -170,6 +222,13 @@ static int assign(DeadlineRequest *r, const char *section, const char *key, cons
                 if (deadline_value_threads(value, &n, why, sizeof(why)) < 0)
                         return line_diag(d, file, line, "%s=%s: %s", key, value, why);
                 r->threads = n;
+        } else if (promote) {
+                char why[DEADLINE_WHY_MAX];
+                DeadlinePromote p;
+
+                if (deadline_value_promote(value, &p, why, sizeof(why)) < 0)
+                        return line_diag(d, file, line, "%s=%s: %s", key, value, why);
+                r->promote = p;
         } else {
                 char *g;
 
@@ -275,7 +334,7 @@ int dropin_finish(DeadlineRequest *r, DiagList *d) {
 
         if (!r->runtime_at.file) {
                 at = r->period_at.file ? &r->period_at : r->deadline_at.file ? &r->deadline_at :
-                        r->group_at.file ? &r->group_at : &r->threads_at;
+                        r->group_at.file ? &r->group_at : r->threads_at.file ? &r->threads_at : &r->promote_at;
                 return line_diag(d, at->file, at->line, "X-DeadlineRuntime= is missing: a request needs a runtime and a period");
         }
         if (!r->period_at.file)
@@ -297,6 +356,7 @@ int dropin_finish(DeadlineRequest *r, DiagList *d) {
 
 char *dropin_format(const DeadlineRequest *r) {
         char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX], th[16];
+        bool promote = r->promote == PROMOTE_CGROUP || r->promote == PROMOTE_NONE;
         char *s;
 
         if (asprintf(&s, "# Written by dld for a request admitted by hand.\n"
@@ -305,12 +365,15 @@ char *dropin_format(const DeadlineRequest *r) {
                          "X-DeadlineDeadline=%s\n"
                          "X-DeadlinePeriod=%s\n"
                          "X-DeadlineThreads=%s\n"
+                         "%s%s%s"
                          "%s%s%s",
                      timespan_format(rt, sizeof(rt), r->runtime_usec),
                      timespan_format(dl, sizeof(dl), r->deadline_usec ?: r->period_usec),
                      timespan_format(pe, sizeof(pe), r->period_usec),
                      threads_to_string(th, sizeof(th), r->threads ?: 1),
-                     r->group ? "X-DeadlineGroup=" : "", r->group ?: "", r->group ? "\n" : "") < 0)
+                     r->group ? "X-DeadlineGroup=" : "", r->group ?: "", r->group ? "\n" : "",
+                     promote ? "X-DeadlinePromote=" : "", promote ? deadline_promote_to_string(r->promote) : "",
+                     promote ? "\n" : "") < 0)
                 return NULL;
         return s;
 }

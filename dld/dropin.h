@@ -13,6 +13,11 @@
  *   X-DeadlineThreads=2        optional: how many threads of this size the
  *                              unit's reservation holds, 1 to DL_THREADS_MAX
  *                              (1024), or "all": one per CPU; default 1
+ *   X-DeadlinePromote=none     optional: which threads dld makes SCHED_DEADLINE:
+ *                              "cgroup" (those of the unit's own cgroup),
+ *                              "none" (none: the unit schedules its own, within
+ *                              its reservation), "auto" (default: "none" for a
+ *                              unit with Delegate=yes, "cgroup" otherwise)
  *
  * Files are parsed in systemd's order (unit file, then drop-ins); a later
  * assignment overrides an earlier one and an empty one resets the key. */
@@ -28,13 +33,38 @@ typedef struct KeyOrigin {
         unsigned line;
 } KeyOrigin;
 
+/* Which threads of a unit dld makes SCHED_DEADLINE (X-DeadlinePromote=). */
+typedef enum DeadlinePromote {
+        PROMOTE_AUTO,           /* unset: CGROUP, or NONE for a delegated unit */
+        PROMOTE_CGROUP,         /* the unit's own cgroup's */
+        PROMOTE_NONE,           /* none: dld reserves and accounts, the unit schedules its own */
+        PROMOTE_SUBTREE,        /* the cgroup's and its descendants' but for those with a
+                                 * reservation of their own: containers (not a key value) */
+        _PROMOTE_MAX,
+} DeadlinePromote;
+
+const char *deadline_promote_to_string(DeadlinePromote p);
+
+/* The value of X-DeadlinePromote=: "auto", "cgroup" or "none" (lowercase,
+ * as systemd's keywords), else -EINVAL with why. */
+int deadline_value_promote(const char *value, DeadlinePromote *ret, char *why, size_t size);
+
+/* What dld does with the threads of a unit whose request says setting,
+ * with Delegate=yes or not: *ret is CGROUP or NONE. A delegated unit's
+ * subtree belongs to the unit (systemd's Delegate=: a container's own
+ * systemd, a service managing its cgroups), whose owner may subdivide the
+ * unit's reservation in child cgroups: dld neither switches nor moves its
+ * threads. "cgroup" there is -EINVAL with why. */
+int deadline_promote_resolve(DeadlinePromote setting, bool delegated, DeadlinePromote *ret, char *why, size_t size);
+
 typedef struct DeadlineRequest {
         uint64_t runtime_usec;
         uint64_t deadline_usec;         /* after dropin_finish(): never 0 */
         uint64_t period_usec;
         char *group;                    /* NULL: the group of the unit's slice */
         unsigned threads;               /* after dropin_finish(): 1.., or DL_THREADS_ALL */
-        KeyOrigin runtime_at, deadline_at, period_at, group_at, threads_at;
+        DeadlinePromote promote;        /* X-DeadlinePromote=, PROMOTE_AUTO if unset */
+        KeyOrigin runtime_at, deadline_at, period_at, group_at, threads_at, promote_at;
 } DeadlineRequest;
 
 void deadline_request_done(DeadlineRequest *r);

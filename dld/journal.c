@@ -63,20 +63,24 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
 
 void journal_admitted(const Service *s, uint64_t free_bw) {
         char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "unlimited", res[PERCENT_MAX], th[16];
-        char who[CONTAINER_NAME_MAX + 64];
+        char who[CONTAINER_NAME_MAX + 64], thr[96];
 
         if (free_bw != DL_BW_UNLIMITED)
                 bw_to_percent(pct, sizeof(pct), free_bw);
         threads_to_string(th, sizeof(th), s->req.threads);
+        if (s->promote == PROMOTE_NONE)
+                snprintf(thr, sizeof(thr), "threads left to the unit (%u SCHED_DEADLINE in its subtree)", s->threads_dl);
+        else
+                snprintf(thr, sizeof(thr), "%u thread(s) SCHED_DEADLINE", s->threads_dl);
         sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s x %s thread%s admitted in group %s: reserves %s "
-                        "(%" PRIu64 "us of each CPU every %s), %u thread(s) SCHED_DEADLINE; %s left in the group",
+                        "(%" PRIu64 "us of each CPU every %s), %s; %s left in the group",
                         subject(s, who, sizeof(who)),
                         timespan_format(rt, sizeof(rt), s->req.runtime_usec),
                         timespan_format(dl, sizeof(dl), s->req.deadline_usec),
                         timespan_format(pe, sizeof(pe), s->req.period_usec),
                         th, s->req.threads == 1 ? "" : "s",
                         s->group ?: "-", bw_to_percent(res, sizeof(res), s->reserved_bw), s->reserved_runtime_us, pe,
-                        s->threads_dl, pct,
+                        thr, pct,
                         "MESSAGE_ID=" DLD_MESSAGE_ADMITTED,
                         "PRIORITY=%d", LOG_INFO,
                         "UNIT=%s", s->unit,
@@ -91,6 +95,7 @@ void journal_admitted(const Service *s, uint64_t free_bw) {
                         "DLD_FREE_BW=%" PRIu64, free_bw == DL_BW_UNLIMITED ? 0 : free_bw,
                         "DLD_THREADS=%u", s->threads_dl,
                         "DLD_SOURCE=%s", s->container_id ? "container" : s->manual ? "manual" : "dropin",
+                        "DLD_PROMOTE=%s", deadline_promote_to_string(s->promote),
                         CONTAINER_FIELDS(s),
                         NULL);
 }
@@ -126,5 +131,14 @@ void journal_policy(const char *id, int priority, const char *files, const char 
                         "MESSAGE_ID=%s", id,
                         "PRIORITY=%d", priority,
                         "DLD_POLICY_FILES=%s", files,
+                        NULL);
+}
+
+void journal_privilege(const char *need, bool fatal, const char *message) {
+        sd_journal_send("MESSAGE=%s: %s", fatal ? "missing" : "warning", message,
+                        "MESSAGE_ID=" DLD_MESSAGE_PRIVILEGE,
+                        "PRIORITY=%d", fatal ? LOG_ERR : LOG_WARNING,
+                        "DLD_NEED=%s", need,
+                        "DLD_FATAL=%d", fatal ? 1 : 0,
                         NULL);
 }

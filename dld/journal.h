@@ -21,8 +21,10 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                      uint64_t free_bw, const char *reason, const char *action);
 /* PRIORITY=6: DLD_RESERVED_BW= (the unit's cgroup on all CPUs),
  * DLD_RESERVED_RUNTIME_USEC= (its cpu.dl_runtime_us), DLD_THREADS_REQUESTED=,
- * DLD_FREE_BW=, DLD_THREADS= (made SCHED_DEADLINE), DLD_SOURCE= (dropin,
- * manual, container). */
+ * DLD_FREE_BW=, DLD_THREADS= (made SCHED_DEADLINE; with DLD_PROMOTE=none,
+ * found so in the unit's subtree), DLD_SOURCE= (dropin, manual, container),
+ * DLD_PROMOTE= (which threads dld switches: cgroup, subtree for a container,
+ * none for a delegated unit or X-DeadlinePromote=none). */
 void journal_admitted(const Service *s, uint64_t free_bw);
 /* PRIORITY=6: DLD_REASON=. */
 void journal_released(const Service *s, const char *why);
@@ -31,3 +33,8 @@ void journal_dropin_invalid(const char *unit, const char *file, const char *wher
 /* A policy applied (DLD_MESSAGE_POLICY_APPLIED) or rejected
  * (DLD_MESSAGE_POLICY_REJECTED): DLD_POLICY_FILES= (space-separated). */
 void journal_policy(const char *id, int priority, const char *files, const char *message);
+/* What dld needs and lacks at start (privileges.h): PRIORITY=3 (fatal:
+ * dld does not start) or 4 (a warning), MESSAGE_ID=DLD_MESSAGE_PRIVILEGE,
+ * DLD_NEED= (root, CAP_SYS_NICE, user-namespace, cgroup, sysctl, bus,
+ * journal), DLD_FATAL= (1 or 0). */
+void journal_privilege(const char *need, bool fatal, const char *message);

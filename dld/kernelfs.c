@@ -269,7 +269,8 @@ static int threads_append(pid_t **all, size_t *n_all, const pid_t *tids, size_t 
         return 0;
 }
 
-static int threads_subtree(KernelFs *k, const char *cgroup, unsigned depth, pid_t **all, size_t *n_all) {
+static int threads_subtree(KernelFs *k, const char *cgroup, bool reserved_too, unsigned depth, pid_t **all,
+                           size_t *n_all) {
         _cleanup_strv_free_ char **children = NULL;
         _cleanup_free_ pid_t *tids = NULL;
         size_t n = 0;
@@ -292,21 +293,21 @@ static int threads_subtree(KernelFs *k, const char *cgroup, unsigned depth, pid_
                         return -ENOMEM;
                 /* A child with a reservation of its own is a subdivision
                  * made inside (a delegated subtree): its business. */
-                if (kernelfs_cgroup_read(k, path, "cpu.dl_runtime_us", &rt) == 0 && rt != -1)
+                if (!reserved_too && kernelfs_cgroup_read(k, path, "cpu.dl_runtime_us", &rt) == 0 && rt != -1)
                         continue;
-                r = threads_subtree(k, path, depth + 1, all, n_all);
+                r = threads_subtree(k, path, reserved_too, depth + 1, all, n_all);
                 if (r < 0 && r != -ENOENT)
                         return r;
         }
         return 0;
 }
 
-int kernelfs_cgroup_threads_subtree(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
+static int cgroup_threads_below(KernelFs *k, const char *cgroup, bool reserved_too, pid_t **ret, size_t *ret_n) {
         _cleanup_free_ pid_t *all = NULL;
         size_t n = 0;
         int r;
 
-        r = threads_subtree(k, cgroup, 0, &all, &n);
+        r = threads_subtree(k, cgroup, reserved_too, 0, &all, &n);
         if (r < 0)
                 return r;
         if (!all && !(all = calloc(1, sizeof(pid_t))))
@@ -314,6 +315,14 @@ int kernelfs_cgroup_threads_subtree(KernelFs *k, const char *cgroup, pid_t **ret
         *ret = TAKE_PTR(all);
         *ret_n = n;
         return 0;
+}
+
+int kernelfs_cgroup_threads_subtree(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
+        return cgroup_threads_below(k, cgroup, false, ret, ret_n);
+}
+
+int kernelfs_cgroup_threads_all(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
+        return cgroup_threads_below(k, cgroup, true, ret, ret_n);
 }
 
 int kernelfs_cgroup_children(KernelFs *k, const char *cgroup, char ***ret) {

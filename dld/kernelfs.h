@@ -64,5 +64,9 @@ int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t
  * subtree's owner) and what lies below them. */
 int kernelfs_cgroup_threads_subtree(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n);
 
+/* The same for the whole subtree (16 levels at most), subdivisions
+ * included: to count a delegated unit's threads, never to change them. */
+int kernelfs_cgroup_threads_all(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n);
+
 /* Names of the child cgroups. */
 int kernelfs_cgroup_children(KernelFs *k, const char *cgroup, char ***ret);

@@ -73,7 +73,7 @@ int main(int argc, char *argv[]) {
         if (r >= 0)
                 r = manager_publish(m);
         if (r < 0)
-                return r == -EOPNOTSUPP ? 3 : 1;
+                return r == -EOPNOTSUPP ? 3 : m->privileges_missing ? 4 : 1;
         r = manager_run(m);
         if (r < 0) {
                 log_error("event loop failed: %s", strerror(-r));

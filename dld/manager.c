@@ -14,6 +14,8 @@
 #include "journal.h"
 #include "log.h"
 #include "manager.h"
+#include "privileges.h"
+#include "privprobe.h"
 #include "service.h"
 #include "timespan.h"
 #include "unitname.h"
@@ -387,11 +389,40 @@ static void clean_manual(Manager *m) {
         closedir(d);
 }
 
+/* dld's needs (privileges.h), before it touches anything: each one
+ * missing is logged (stderr and the journal), STATUS= names them, and dld
+ * does not start (-EPERM, m->privileges_missing: exit status 4). bus: the
+ * result of connecting to the system bus. */
+static int check_privileges(Manager *m, int bus) {
+        _cleanup_(privilege_problems_done) PrivilegeProblems l = {};
+        _cleanup_free_ char *summary = NULL;
+        PrivilegeProbe p;
+        int r;
+
+        privileges_probe(m->kfs, bus, &p);
+        r = privileges_check(&p, &l);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < l.n; i++) {
+                log_full(l.items[i].fatal ? LOG_ERR : LOG_WARNING, "%s: %s",
+                         l.items[i].fatal ? "missing" : "warning", l.items[i].message);
+                journal_privilege(l.items[i].need, l.items[i].fatal, l.items[i].message);
+        }
+        if (l.n_fatal == 0)
+                return 0;
+        summary = privileges_summary(&l);
+        log_error("dld cannot work without %s: not starting (units/CONTAINERS.md, \"dld in a container\", "
+                  "lists what it needs)", summary ?: "what is listed above");
+        (void) sd_notifyf(false, "STATUS=Not started: missing %s (see the journal)", summary ?: "privileges");
+        m->privileges_missing = true;
+        return -EPERM;
+}
+
 int manager_start(Manager *m) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         SystemBudget cur;
         sigset_t ss;
-        int r;
+        int r, k;
 
         r = kernelfs_read_budget(m->kfs, &cur);
         if (r == -EOPNOTSUPP) {
@@ -423,6 +454,9 @@ int manager_start(Manager *m) {
                 return r;
 
         r = sd_bus_open_system(&m->bus);
+        k = check_privileges(m, r);
+        if (k < 0)
+                return k;
         if (r < 0) {
                 log_error("cannot connect to the system bus: %s", strerror(-r));
                 return r;

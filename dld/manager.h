@@ -40,6 +40,10 @@ typedef struct Service {
         char *group;            /* name of its policy group, NULL if none */
         ServiceState state;
         char *reason;           /* why it was refused */
+        /* Which threads dld switches (X-DeadlinePromote= and Delegate=,
+         * resolved): CGROUP, NONE (a delegated unit: counted, never
+         * touched), SUBTREE (a container). */
+        DeadlinePromote promote;
         unsigned threads_dl, threads_total;
         uint64_t reserved_runtime_us;   /* cpu.dl_runtime_us written for its threads, when admitted */
         uint64_t reserved_bw;           /* what that reserves on all CPUs */
@@ -63,6 +67,7 @@ typedef struct Manager {
         sd_event_source *poll_source;
         bool dl_groups;         /* the kernel has cpu.dl_runtime_us */
         bool policy_restored;   /* started with the copy in run_dir/applied */
+        bool privileges_missing; /* manager_start() refused: a need is missing (privileges.h) */
 } Manager;
 
 typedef struct ManagerOptions {

@@ -168,6 +168,18 @@ static int read_request(Manager *m, const char *unit, const UnitInfo *u, Deadlin
         }
         if (r == 0)
                 r = dropin_finish(req, &d);
+        if (r == 0) {
+                char why[DEADLINE_WHY_MAX];
+                DeadlinePromote p;
+
+                /* X-DeadlinePromote=cgroup in a delegated unit. */
+                if (deadline_promote_resolve(req->promote, u->delegate, &p, why, sizeof(why)) < 0) {
+                        char where[32];
+
+                        snprintf(where, sizeof(where), "line %u", req->promote_at.line);
+                        r = diag_add(&d, req->promote_at.file, where, "%s", why) < 0 ? -ENOMEM : -EINVAL;
+                }
+        }
         if (r == -EINVAL)
                 for (size_t i = 0; i < d.n; i++) {
                         log_error("%s: %s: %s: %s", unit, d.items[i].file ?: "", d.items[i].where ?: "", d.items[i].message);
@@ -199,18 +211,29 @@ static uint64_t group_free_bw(Manager *m, const char *group) {
         return cap > (uint64_t) total ? cap - (uint64_t) total : 0;
 }
 
-/* The service's threads, with its request, counted in the service. */
+/* The service's threads, with its request, counted in the service. A
+ * unit whose threads are its own (PROMOTE_NONE: a delegated subtree) is
+ * only counted: dld never switches nor moves a thread there, and a
+ * subdivision made inside (child cgroups with their own
+ * cpu.dl_runtime_us) stays the owner's. */
 static int service_threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
         ThreadCount c = {};
-        int r = threads_to_deadline(m->kfs, s->cgroup, !!s->container_id, s->unit, &s->req, &c, ret_tid);
+        int r;
 
+        if (s->promote == PROMOTE_NONE) {
+                (void) threads_count(m->kfs, s->cgroup, &c);
+                r = 0;
+        } else
+                r = threads_to_deadline(m->kfs, s->cgroup, s->promote == PROMOTE_SUBTREE, s->unit, &s->req, &c, ret_tid);
         s->threads_dl = c.deadline;
         s->threads_total = c.total;
         return r;
 }
 
 static void service_threads_to_normal(Manager *m, Service *s) {
-        threads_to_normal(m->kfs, s->cgroup, !!s->container_id);
+        if (s->promote == PROMOTE_NONE)
+                return;         /* not dld's to change: the unit's own deadline tasks stay */
+        threads_to_normal(m->kfs, s->cgroup, s->promote == PROMOTE_SUBTREE);
         s->threads_dl = 0;
 }
 
@@ -417,6 +440,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error 
 }
 
 static int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest *req, bool manual, Service **ret) {
+        char why[DEADLINE_WHY_MAX];
         Service *s, **ns;
 
         s = calloc(1, sizeof(Service));
@@ -433,6 +457,10 @@ static int service_new(Manager *m, const char *unit, const UnitInfo *u, Deadline
                 service_free(s);
                 return -ENOMEM;
         }
+        /* read_request() refused what does not resolve (X-DeadlinePromote=cgroup
+         * with Delegate=yes); whatever comes here, a delegated unit is never touched. */
+        if (deadline_promote_resolve(req->promote, u->delegate, &s->promote, why, sizeof(why)) < 0)
+                s->promote = PROMOTE_NONE;
         s->req = *req;
         *req = (DeadlineRequest) {};
         s->manual = manual;
@@ -733,6 +761,7 @@ static int container_new(Manager *m, const char *id, const char *name, const cha
         r = service_new(m, unit, &u, req, false, &s);
         if (r < 0)
                 return r;
+        s->promote = PROMOTE_SUBTREE;   /* crun runs the processes below the scope */
         s->container_id = strdup(id);
         s->container_name = strdup(name);
         if (!s->container_id || !s->container_name) {

@@ -49,6 +49,16 @@ int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error
             ((r = sd_bus_get_property_string(bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "ControlGroup", error, &u.cgroup)) < 0 ||
              (r = sd_bus_get_property_string(bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "Slice", error, &u.slice)) < 0))
                 goto fail;
+        if (unit_name_is_service(unit)) {
+                int delegate = 0;
+
+                /* Delegate=: the unit owns its cgroup subtree (an nspawn
+                 * machine): dld leaves its threads alone. A systemd without
+                 * the property delegates nothing. */
+                if (sd_bus_get_property_trivial(bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "Delegate", NULL, 'b',
+                                                &delegate) >= 0)
+                        u.delegate = delegate;
+        }
         {
                 const void *id;
                 size_t n;

@@ -27,6 +27,7 @@ typedef struct UnitInfo {
         char *cgroup;
         char *slice;
         char *invocation;       /* hex */
+        bool delegate;          /* Delegate=yes: the unit owns its cgroup subtree */
 } UnitInfo;
 void unit_info_done(UnitInfo *u);
 int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error *error);

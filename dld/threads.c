@@ -90,3 +90,23 @@ int threads_to_deadline(KernelFs *kfs, const char *cgroup, bool subtree, const c
         *ret_count = (ThreadCount) { .deadline = dl, .total = n };
         return 0;
 }
+
+int threads_count(KernelFs *kfs, const char *cgroup, ThreadCount *ret_count) {
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+        unsigned dl = 0;
+        int r;
+
+        *ret_count = (ThreadCount) {};
+        r = kernelfs_cgroup_threads_all(kfs, cgroup, &tids, &n);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n; i++) {
+                DlSchedAttr a;
+
+                if (sched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
+                        dl++;
+        }
+        *ret_count = (ThreadCount) { .deadline = dl, .total = (unsigned) n };
+        return 0;
+}

@@ -27,3 +27,8 @@ int threads_to_deadline(KernelFs *kfs, const char *cgroup, bool subtree, const c
 
 /* The cgroup's SCHED_DEADLINE threads back to SCHED_OTHER. */
 void threads_to_normal(KernelFs *kfs, const char *cgroup, bool subtree);
+
+/* Counts, changing nothing, the threads of the cgroup's whole subtree and
+ * those of them that are SCHED_DEADLINE: a unit whose threads are its own
+ * business (X-DeadlinePromote=none, a delegated unit). */
+int threads_count(KernelFs *kfs, const char *cgroup, ThreadCount *ret_count);

@@ -66,6 +66,47 @@ static void check_bad_threads(const char *value, const char *want_reason) {
         check_bad(text, want);
 }
 
+/* X-DeadlinePromote= on line 4 of an otherwise good request. */
+static void check_promote(const char *value, DeadlinePromote want, const char *name) {
+        _cleanup_free_ char *text = NULL;
+        DeadlineRequest r;
+        char *msg;
+
+        if (asprintf(&text, "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlinePromote=%s\n", value) < 0)
+                abort();
+        if (is_int(parse_one(text, &r, &msg), 0, "%s: accepted", name))
+                is_str(deadline_promote_to_string(r.promote), deadline_promote_to_string(want), "%s: promote", name);
+        else
+                printf("# %s\n", msg ?: "(no message)");
+        free(msg);
+        deadline_request_done(&r);
+}
+
+#define NOT_A_CHOICE "not a choice of threads (expected \"auto\", \"cgroup\" or \"none\")"
+static void check_bad_promote(const char *value) {
+        _cleanup_free_ char *text = NULL, *want = NULL;
+
+        if (asprintf(&text, "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlinePromote=%s\n", value) < 0 ||
+            asprintf(&want, "dl.conf: line 4: X-DeadlinePromote=%s: " NOT_A_CHOICE, value) < 0)
+                abort();
+        check_bad(text, want);
+}
+
+/* deadline_promote_resolve(): want_r 0 with *ret want, or -EINVAL with a why containing fragment. */
+static void check_resolve(DeadlinePromote setting, bool delegated, int want_r, DeadlinePromote want, const char *fragment) {
+        char why[DEADLINE_WHY_MAX] = "";
+        DeadlinePromote got = _PROMOTE_MAX;
+        int r = deadline_promote_resolve(setting, delegated, &got, why, sizeof(why));
+        const char *s = deadline_promote_to_string(setting);
+
+        is_int(r, want_r, "resolve %s, Delegate=%s: %s", s, delegated ? "yes" : "no", want_r == 0 ? "valid" : "refused");
+        if (want_r == 0)
+                is_str(deadline_promote_to_string(got), deadline_promote_to_string(want), "resolve %s, Delegate=%s: %s", s,
+                       delegated ? "yes" : "no", deadline_promote_to_string(want));
+        else if (!ok(strstr(why, fragment), "resolve %s, Delegate=%s: why says \"%s\"", s, delegated ? "yes" : "no", fragment))
+                printf("#   why: %s\n", why);
+}
+
 int main(void) {
         tap_begin();
 
@@ -135,7 +176,7 @@ int main(void) {
                   "dl.conf: line 2: X-DeadlineRuntime= belongs in the [Service] section, not [Unit]");
         check_bad("[Service]\nX-DeadlineRuntim=1ms\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n",
                   "dl.conf: line 2: unknown key X-DeadlineRuntim= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, X-DeadlineDeadline=, "
-                  "X-DeadlineGroup=, X-DeadlineThreads=)");
+                  "X-DeadlineGroup=, X-DeadlineThreads=, X-DeadlinePromote=)");
         check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineGroup=my.group\n",
                   "dl.conf: line 4: X-DeadlineGroup=my.group: not a group name (letters, digits, '_' and '-', at most 64)");
         check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=50us\n",
@@ -207,8 +248,75 @@ int main(void) {
                   "dl.conf: line 4: X-DeadlineThreads: missing '=' and a value");
         check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlineThread=2\n",
                   "dl.conf: line 4: unknown key X-DeadlineThread= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, "
-                  "X-DeadlineDeadline=, X-DeadlineGroup=, X-DeadlineThreads=)");
+                  "X-DeadlineDeadline=, X-DeadlineGroup=, X-DeadlineThreads=, X-DeadlinePromote=)");
 
+
+        /* X-DeadlinePromote= (nspawn machines and other delegated units, units/CONTAINERS.md). */
+        check_promote("none", PROMOTE_NONE, "X-DeadlinePromote=none");
+        check_promote("cgroup", PROMOTE_CGROUP, "X-DeadlinePromote=cgroup");
+        check_promote("auto", PROMOTE_AUTO, "X-DeadlinePromote=auto");
+        check_promote(" none ", PROMOTE_NONE, "X-DeadlinePromote= none , whitespace around");
+        check_promote("none\nX-DeadlinePromote=", PROMOTE_AUTO, "an empty X-DeadlinePromote= resets to auto");
+        check_promote("cgroup\nX-DeadlinePromote=none", PROMOTE_NONE, "a later X-DeadlinePromote= wins");
+        {
+                DeadlineRequest r;
+                char *msg;
+
+                is_int(parse_one("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n", &r, &msg), 0, "no X-DeadlinePromote=");
+                is_int(r.promote, PROMOTE_AUTO, "  promote is auto");
+                free(msg);
+                deadline_request_done(&r);
+        }
+        check_bad_promote("None");
+        check_bad_promote("NONE");
+        check_bad_promote("subtree");
+        check_bad_promote("yes");
+        check_bad_promote("no");
+        check_bad_promote("0");
+        check_bad_promote("1");
+        check_bad_promote("true");
+        check_bad_promote("cgroup none");
+        check_bad_promote("none,cgroup");
+        check_bad_promote("\"none\"");
+        check_bad_promote("delegate");
+        check_bad_promote("all");
+        check_bad_promote("\xc3\x84");
+        check_bad("[Service]\nX-DeadlinePromote=none\n",
+                  "dl.conf: line 2: X-DeadlineRuntime= is missing: a request needs a runtime and a period");
+        check_bad("[Unit]\nX-DeadlinePromote=none\n",
+                  "dl.conf: line 2: X-DeadlinePromote= belongs in the [Service] section, not [Unit]");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlinePromote\n",
+                  "dl.conf: line 4: X-DeadlinePromote: missing '=' and a value");
+        check_bad("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlinePromotion=none\n",
+                  "dl.conf: line 4: unknown key X-DeadlinePromotion= (known: X-DeadlineRuntime=, X-DeadlinePeriod=, "
+                  "X-DeadlineDeadline=, X-DeadlineGroup=, X-DeadlineThreads=, X-DeadlinePromote=)");
+
+        check_resolve(PROMOTE_AUTO, false, 0, PROMOTE_CGROUP, NULL);
+        check_resolve(PROMOTE_AUTO, true, 0, PROMOTE_NONE, NULL);
+        check_resolve(PROMOTE_NONE, false, 0, PROMOTE_NONE, NULL);
+        check_resolve(PROMOTE_NONE, true, 0, PROMOTE_NONE, NULL);
+        check_resolve(PROMOTE_CGROUP, false, 0, PROMOTE_CGROUP, NULL);
+        check_resolve(PROMOTE_CGROUP, true, -EINVAL, 0, "X-DeadlinePromote=cgroup with Delegate=yes");
+        check_resolve(PROMOTE_SUBTREE, false, -EINVAL, 0, "not a choice of units");
+        check_resolve(PROMOTE_SUBTREE, true, -EINVAL, 0, "not a choice of units");
+        check_resolve(_PROMOTE_MAX, false, -EINVAL, 0, "X-DeadlinePromote=?");
+        is_str(deadline_promote_to_string(-1), "?", "an out-of-range value has no name");
+
+        /* The example drop-in for an nspawn machine parses. */
+        {
+                _cleanup_free_ char *text = NULL;
+                DeadlineRequest r = {};
+                DiagList d = {};
+
+                is_int(read_config_file(UNITS_DIR "/examples/nspawn-machine-deadline.conf", &text, NULL), 0,
+                       "units/examples/nspawn-machine-deadline.conf read");
+                is_int(dropin_parse(&r, "nspawn-machine-deadline.conf", text ?: "", &d), 0, "  parses");
+                is_int(dropin_finish(&r, &d), 0, "  is a valid request");
+                ok(r.runtime_usec == 5000 && r.period_usec == 20000 && r.threads == 2, "  5ms every 20ms, 2 threads");
+                is_int(r.promote, PROMOTE_AUTO, "  promote auto (none: the machine has Delegate=yes)");
+                diag_list_done(&d);
+                deadline_request_done(&r);
+        }
         {
                 DeadlineRequest r = { .runtime_usec = 2000, .period_usec = 10000 }, back;
                 char *text, *msg;
@@ -230,6 +338,17 @@ int main(void) {
                 free(text);
                 free(msg);
                 deadline_request_done(&back);
+                r.promote = PROMOTE_NONE;
+                text = dropin_format(&r);
+                is_int(parse_one(text, &back, &msg), 0, "formatted drop-in with X-DeadlinePromote=none parses");
+                is_int(back.promote, PROMOTE_NONE, "formatted drop-in round-trips promote none");
+                free(text);
+                free(msg);
+                deadline_request_done(&back);
+                r.promote = PROMOTE_AUTO;
+                text = dropin_format(&r);
+                ok(text && !strstr(text, "X-DeadlinePromote"), "formatted drop-in: no X-DeadlinePromote= when auto");
+                free(text);
                 deadline_request_done(&r);
         }
         return tap_done();

@@ -123,6 +123,23 @@ static void test_v2(void) {
         is_int(kernelfs_cgroup_threads_subtree(k, "/deadline.slice/deadline-media.slice/gone.scope", &tids, &n), -ENOENT,
                "subtree of a missing cgroup: ENOENT");
 
+        /* A delegated unit (an nspawn machine): every thread of its subtree
+         * counted, its own subdivisions included. */
+        free(tids);
+        tids = NULL;
+        is_int(kernelfs_cgroup_threads_all(k, "/deadline.slice/deadline-media.slice/libpod-c1.scope", &tids, &n), 0,
+               "whole subtree read");
+        if (!ok(n == 5, "whole subtree: 5 threads, those of the child with its own reservation too"))
+                printf("# %zu threads\n", n);
+        else {
+                pid_t sum = tids[0] + tids[1] + tids[2] + tids[3] + tids[4];
+                is_int(sum, 50 + 51 + 52 + 60 + 61, "whole subtree: threads 50, 51, 52, 60, 61");
+        }
+        free(tids);
+        tids = NULL;
+        is_int(kernelfs_cgroup_threads_all(k, "/deadline.slice/deadline-media.slice/gone.scope", &tids, &n), -ENOENT,
+               "whole subtree of a missing cgroup: ENOENT");
+
         put("proc/sys/kernel/sched_dl_total_bw", "garbage\n");
         is_int(kernelfs_read_total_bw(k, &bw), -EBADMSG, "garbage in a knob: EBADMSG");
         put("sys/devices/system/cpu/online", "x\n");
