@@ -35,6 +35,6 @@ void journal_dropin_invalid(const char *unit, const char *file, const char *wher
 void journal_policy(const char *id, int priority, const char *files, const char *message);
 /* What dld needs and lacks at start (privileges.h): PRIORITY=3 (fatal:
  * dld does not start) or 4 (a warning), MESSAGE_ID=DLD_MESSAGE_PRIVILEGE,
- * DLD_NEED= (root, CAP_SYS_NICE, user-namespace, cgroup, sysctl, bus,
- * journal), DLD_FATAL= (1 or 0). */
+ * DLD_NEED= (root, CAP_SYS_NICE, user-namespace, pid-namespace, cgroup,
+ * sysctl, bus, journal), DLD_FATAL= (1 or 0). */
 void journal_privilege(const char *need, bool fatal, const char *message);

@@ -88,6 +88,12 @@ int privileges_check(const PrivilegeProbe *p, PrivilegeProblems *ret) {
                         "initial user namespace to reserve bandwidth from the system pool, so every reservation would be "
                         "refused (EPERM); run it in the host's user namespace (rootful podman without --userns or "
                         "--uidmap, systemd-nspawn without --private-users)");
+        if (r == 0 && p->pidns_initial == 0)
+                r = add(&l, "pid-namespace", true,
+                        "dld runs in a PID namespace other than the host's: cgroup.threads lists, and sched_setattr() "
+                        "takes, thread ids of dld's own namespace, where the host's services are invisible, so no "
+                        "thread could be made SCHED_DEADLINE; run it in the host's PID namespace (podman run "
+                        "--pid=host; systemd-nspawn always makes its own)");
         if (r == 0)
                 r = check_access(&l, "cgroup", "the cgroup hierarchy", &p->cgroup,
                                  "bind the host's /sys/fs/cgroup read-write (podman run --privileged --cgroupns=host, or "
@@ -95,7 +101,7 @@ int privileges_check(const PrivilegeProbe *p, PrivilegeProblems *ret) {
         for (size_t i = 0; r == 0 && i < p->n_sysctls && i < PRIV_SYSCTLS_MAX; i++)
                 r = check_access(&l, "sysctl", "the scheduler sysctl", &p->sysctls[i],
                                  "bind the host's /proc/sys/kernel read-write (podman run --privileged, or "
-                                 "--security-opt unmask=/proc/sys; systemd-nspawn --bind=/proc/sys/kernel)");
+                                 "--security-opt systempaths=unconfined; systemd-nspawn --bind=/proc/sys/kernel)");
         if (r == 0 && p->bus < 0)
                 r = add(&l, "bus", true,
                         "cannot connect to the system bus %s (%s): dld follows systemd's units and serves dlconf and "

@@ -15,6 +15,10 @@
  *   user namespace the kernel asks for CAP_SYS_NICE in the *initial* user
  *                 namespace for the latter: in any other one every
  *                 reservation is EPERM;
+ *   pid namespace the host's: cgroup.threads lists, and sched_setattr()
+ *                 takes, thread ids of the reader's PID namespace, and the
+ *                 host's services are invisible from any other one
+ *                 (podman --pid=host; systemd-nspawn always makes its own);
  *   cgroup        write access to the cpu controller's hierarchy (not
  *                 mounted read-only, as podman and nspawn mount it);
  *   sysctl        write access to /proc/sys/kernel/sched_dl_* (the policy's
@@ -46,6 +50,7 @@ typedef struct PrivilegeProbe {
         int caps_known;                 /* 1: cap_effective holds the effective set */
         uint64_t cap_effective;
         int userns_initial;             /* 1, 0, -1 unknown */
+        int pidns_initial;              /* 1, 0, -1 unknown */
         PrivilegeAccess cgroup;         /* the cpu controller's hierarchy (its mount point) */
         PrivilegeAccess sysctls[PRIV_SYSCTLS_MAX];
         size_t n_sysctls;
@@ -55,10 +60,12 @@ typedef struct PrivilegeProbe {
 } PrivilegeProbe;
 
 /* A probe where nothing is known yet (every field "unknown"/"not probed"). */
-#define PRIVILEGE_PROBE_INIT { .euid = -1, .userns_initial = -1, .cgroup = { .err = 1 }, .bus = 1, .journal = 1 }
+#define PRIVILEGE_PROBE_INIT \
+        { .euid = -1, .userns_initial = -1, .pidns_initial = -1, .cgroup = { .err = 1 }, .bus = 1, .journal = 1 }
 
 typedef struct PrivilegeProblem {
-        const char *need;       /* "CAP_SYS_NICE", "root", "user-namespace", "cgroup", "sysctl", "bus", "journal" */
+        const char *need;       /* "root", "CAP_SYS_NICE", "user-namespace", "pid-namespace", "cgroup", "sysctl",
+                                 * "bus", "journal" */
         bool fatal;             /* false: a warning, dld starts */
         char *message;          /* one line: what is missing, why dld needs it, how to give it */
 } PrivilegeProblem;

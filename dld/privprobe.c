@@ -9,9 +9,10 @@
 #include "privprobe.h"
 #include "util.h"
 
-/* The proc inode number of the initial user namespace (PROC_USER_INIT_INO,
- * include/linux/proc_ns.h): fixed since Linux 3.8. */
+/* The proc inode numbers of the initial user and PID namespaces
+ * (include/linux/proc_ns.h): fixed since Linux 3.8. */
 #define PROC_USER_INIT_INO 0xEFFFFFFDU
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
 
 static const char * const sysctls[] = {
         "/proc/sys/kernel/sched_dl_runtime_us", "/proc/sys/kernel/sched_dl_period_us",
@@ -35,6 +36,8 @@ void privileges_probe(KernelFs *kfs, int bus, PrivilegeProbe *ret) {
         }
         if (stat("/proc/self/ns/user", &st) == 0)
                 p.userns_initial = st.st_ino == PROC_USER_INIT_INO;
+        if (stat("/proc/self/ns/pid", &st) == 0)
+                p.pidns_initial = st.st_ino == PROC_PID_INIT_INO;
 
         p.cgroup.path = kfs->cpu_mount ?: "/sys/fs/cgroup";
         p.cgroup.err = kfs->cpu_mount ? writable(kfs->cpu_mount) : -ENOENT;

@@ -15,6 +15,7 @@ static PrivilegeProbe good(void) {
         p.caps_known = 1;
         p.cap_effective = CAPS_NICE;
         p.userns_initial = 1;
+        p.pidns_initial = 1;
         p.cgroup = (PrivilegeAccess) { "/sys/fs/cgroup", 0 };
         p.sysctls[0] = (PrivilegeAccess) { "/proc/sys/kernel/sched_dl_runtime_us", 0 };
         p.sysctls[1] = (PrivilegeAccess) { "/proc/sys/kernel/sched_dl_period_us", 0 };
@@ -76,6 +77,12 @@ int main(void) {
         check(&p, 0, 0, NULL, NULL, "user namespace unknown: not reported");
 
         p = good();
+        p.pidns_initial = 0;
+        check(&p, 1, 1, "pid-namespace", "--pid=host", "a PID namespace of its own (podman's default, nspawn)");
+        p.pidns_initial = -1;
+        check(&p, 0, 0, NULL, NULL, "PID namespace unknown: not reported");
+
+        p = good();
         p.cgroup.err = -EROFS;
         check(&p, 1, 1, "cgroup", "the cgroup hierarchy /sys/fs/cgroup is mounted read-only (EROFS)",
               "cgroupfs read-only (podman's default)");
@@ -120,15 +127,16 @@ int main(void) {
                 p.euid = 1000;
                 p.cap_effective = 0;
                 p.userns_initial = 0;
+                p.pidns_initial = 0;
                 p.cgroup.err = -EROFS;
                 p.sysctls[0].err = -EROFS;
                 p.sysctls[1].err = -EROFS;
                 p.bus = -ECONNREFUSED;
                 p.journal = -ENOENT;
-                is_int(privileges_check(&p, &l), 7, "all missing: 7 fatal");
-                is_int(l.n, 8, "all missing: 8 problems");
+                is_int(privileges_check(&p, &l), 8, "all missing: 8 fatal");
+                is_int(l.n, 9, "all missing: 9 problems");
                 summary = privileges_summary(&l);
-                is_str(summary, "root, CAP_SYS_NICE, user-namespace, cgroup, sysctl, bus",
+                is_str(summary, "root, CAP_SYS_NICE, user-namespace, pid-namespace, cgroup, sysctl, bus",
                        "the summary names each need once, no warning");
                 for (size_t i = 0; i < l.n; i++)
                         ok(l.items[i].message && !strchr(l.items[i].message, '\n'),
