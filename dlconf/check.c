@@ -44,6 +44,10 @@ char *check_unit_for_path(const char *path) {
 }
 
 char *check_unit_file_slice(const char *text) {
+        return check_unit_file_service_value(text, "Slice");
+}
+
+char *check_unit_file_service_value(const char *text, const char *key) {
         _cleanup_free_ char *copy = strdup(text);
         char *slice = NULL, *save = NULL;
         bool in_service = false;
@@ -57,7 +61,7 @@ char *check_unit_file_slice(const char *text) {
                         in_service = strcmp(l, "[Service]") == 0;
                 else if (in_service && (eq = strchr(l, '='))) {
                         *eq = 0;
-                        if (strcmp(strstrip(l), "Slice") == 0) {
+                        if (strcmp(strstrip(l), key) == 0) {
                                 free(slice);
                                 slice = strdup(strstrip(eq + 1));
                         }
@@ -70,6 +74,7 @@ typedef struct Request {
         char *unit;
         char *slice;
         bool invalid;
+        bool delegate;          /* Delegate= of its files (the last one), for X-DeadlinePromote= */
         DeadlineRequest req;
 } Request;
 
@@ -191,6 +196,7 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
                         ret->n_policy_files++;
                 } else {
                         _cleanup_free_ char *unit = check_unit_for_path(cf->path);
+                        _cleanup_free_ char *delegate = NULL;
                         Request *rq;
                         char *slice;
 
@@ -203,6 +209,9 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
                                 free(rq->slice);
                                 rq->slice = slice;
                         }
+                        delegate = check_unit_file_service_value(cf->text, "Delegate");
+                        if (delegate)
+                                rq->delegate = unit_delegate_value(delegate);
                         r = dropin_parse(&rq->req, cf->path, cf->text, &ret->diags);
                         if (r == -EINVAL)
                                 rq->invalid = true;
@@ -222,6 +231,18 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
                                      "no deadline request (X-DeadlineRuntime= and X-DeadlinePeriod=) in its files");
                         if (r < 0)
                                 goto finish;
+                }
+                if (r == 0) {
+                        char why[DEADLINE_WHY_MAX], where[32];
+                        DeadlinePromote p;
+
+                        /* As dld: X-DeadlinePromote=cgroup in a delegated unit. */
+                        if (deadline_promote_resolve(reqs[i].req.promote, reqs[i].delegate, &p, why, sizeof(why)) < 0) {
+                                snprintf(where, sizeof(where), "line %u", reqs[i].req.promote_at.line);
+                                r = diag_add(&ret->diags, reqs[i].req.promote_at.file, where, "%s", why) < 0 ? -ENOMEM : -EINVAL;
+                                if (r == -ENOMEM)
+                                        goto finish;
+                        }
                 }
                 if (r != 0)
                         reqs[i].invalid = true;

@@ -52,6 +52,8 @@ char *check_unit_for_path(const char *path);
 
 /* The Slice= of a unit file's [Service] section, or NULL. Caller frees. */
 char *check_unit_file_slice(const char *text);
+/* The same for any key of [Service] (the last assignment). */
+char *check_unit_file_service_value(const char *text, const char *key);
 
 /* Runs the check: policy files merge in the order given; requests are
  * admitted in the order of their units' first file. current supplies the

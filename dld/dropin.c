@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
 #include <stdint.h>
+#include <strings.h>
 
 #include "admission.h"
 #include "dropin.h"
@@ -46,6 +47,16 @@ int deadline_value_promote(const char *value, DeadlinePromote *ret, char *why, s
                 }
         snprintf(why, size, "not a choice of threads (expected \"auto\", \"cgroup\" or \"none\")");
         return -EINVAL;
+}
+
+bool unit_delegate_value(const char *value) {
+        static const char * const no[] = { "no", "false", "off", "0", "" };
+
+        for (size_t i = 0; i < ELEMENTSOF(no); i++)
+                if (strcasecmp(value, no[i]) == 0)
+                        return false;
+        /* yes, true, on, 1, or controllers ("cpu memory") */
+        return true;
 }
 
 int deadline_promote_resolve(DeadlinePromote setting, bool delegated, DeadlinePromote *ret, char *why, size_t size) {

@@ -57,6 +57,11 @@ int deadline_value_promote(const char *value, DeadlinePromote *ret, char *why, s
  * threads. "cgroup" there is -EINVAL with why. */
 int deadline_promote_resolve(DeadlinePromote setting, bool delegated, DeadlinePromote *ret, char *why, size_t size);
 
+/* systemd's Delegate= value: a boolean (yes/no, true/false, on/off, 1/0,
+ * any case) or a list of controllers (delegates them: true); empty resets
+ * (false). */
+bool unit_delegate_value(const char *value);
+
 typedef struct DeadlineRequest {
         uint64_t runtime_usec;
         uint64_t deadline_usec;         /* after dropin_finish(): never 0 */

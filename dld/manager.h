@@ -44,6 +44,7 @@ typedef struct Service {
          * resolved): CGROUP, NONE (a delegated unit: counted, never
          * touched), SUBTREE (a container). */
         DeadlinePromote promote;
+        uint64_t counted_usec;  /* PROMOTE_NONE: CLOCK_MONOTONIC of the last count */
         unsigned threads_dl, threads_total;
         uint64_t reserved_runtime_us;   /* cpu.dl_runtime_us written for its threads, when admitted */
         uint64_t reserved_bw;           /* what that reserves on all CPUs */

@@ -893,6 +893,13 @@ void manager_restore_containers(Manager *m) {
         }
 }
 
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
 void manager_sync_threads(Manager *m) {
         for (size_t i = 0; i < m->n_services; i++) {
                 Service *s = m->services[i];
@@ -910,6 +917,15 @@ void manager_sync_threads(Manager *m) {
                 }
                 if (s->state != SERVICE_ADMITTED)
                         continue;
+                /* A delegated unit's threads are only counted (for dlconf):
+                 * its whole subtree, once a second rather than every poll. */
+                if (s->promote == PROMOTE_NONE) {
+                        uint64_t now = now_usec();
+
+                        if (now - s->counted_usec < USEC_PER_SEC)
+                                continue;
+                        s->counted_usec = now;
+                }
                 r = service_threads_to_deadline(m, s, &tid);
                 if (r >= 0)
                         continue;

@@ -213,10 +213,69 @@ static void test_examples(void) {
         }
 }
 
+/* X-DeadlinePromote= against Delegate= (an nspawn machine), as dld resolves it. */
+static void test_promote(void) {
+        _cleanup_free_ char *example = NULL, *msg = NULL;
+        char path[512];
+        CheckResult r;
+
+        snprintf(path, sizeof(path), "%s/units/examples/nspawn-machine-deadline.conf", TOP);
+        ok(read_full_file(path, &example, NULL) == 0, "read units/examples/nspawn-machine-deadline.conf");
+        {
+                CheckFile files[] = {
+                        { .path = "p/50-demo.json", .text = policy },
+                        { .path = "systemd-nspawn@rt1.service.d/deadline.conf", .text = example ?: "" },
+                };
+
+                is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "nspawn example: check runs");
+                is_int(r.diags.n, 0, "nspawn example: no problems");
+                is_int(r.n_verdicts, 1, "nspawn example: one verdict");
+                ok(r.n_verdicts == 1 && streq_ptr(r.verdicts[0].unit, "systemd-nspawn@rt1.service"),
+                   "nspawn example: for systemd-nspawn@rt1.service");
+                check_result_done(&r);
+        }
+        {
+                CheckFile files[] = {
+                        { .path = "systemd-nspawn@rt1.service.d/deadline.conf", .text = example ?: "" },
+                        { .path = "systemd-nspawn@rt1.service.d/promote.conf", .text = "[Service]\nX-DeadlinePromote=cgroup\n" },
+                };
+
+                is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "cgroup with Delegate=yes: check runs");
+                is_int(r.diags.n, 1, "cgroup with Delegate=yes: one problem");
+                if (r.diags.n > 0)
+                        msg = diag_format(&r.diags.items[0]);
+                ok(msg && strstr(msg, "systemd-nspawn@rt1.service.d/promote.conf: line 2: X-DeadlinePromote=cgroup with Delegate=yes"),
+                   "cgroup with Delegate=yes: the file and line of X-DeadlinePromote=");
+                if (msg)
+                        printf("# %s\n", msg);
+                ok(check_exit_status(&r) != 0, "cgroup with Delegate=yes: check fails");
+                check_result_done(&r);
+        }
+        {
+                CheckFile files[] = {
+                        { .path = "w.service", .text = "[Service]\nDelegate=cpu memory\nSlice=deadline-media.slice\n" },
+                        { .path = "w.service.d/dl.conf",
+                          .text = "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\nX-DeadlinePromote=cgroup\n" },
+                        { .path = "v.service", .text = "[Service]\nDelegate=yes\nSlice=deadline-media.slice\n" },
+                        { .path = "v.service.d/dl.conf",
+                          .text = "[Service]\nDelegate=no\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\nX-DeadlinePromote=cgroup\n" },
+                        { .path = "u.service", .text = "[Service]\nDelegate=yes\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=40ms\n"
+                                                        "X-DeadlinePromote=none\n" },
+                };
+
+                is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "Delegate= variants: check runs");
+                is_int(r.diags.n, 1, "Delegate= variants: one problem (w: a list of controllers delegates)");
+                ok(r.diags.n > 0 && streq_ptr(r.diags.items[0].file, "w.service.d/dl.conf"), "  in w's drop-in");
+                is_int(r.n_verdicts, 0, "Delegate= variants: no policy, syntax only");
+                check_result_done(&r);
+        }
+}
+
 int main(void) {
         tap_begin();
         test_paths();
         test_slice();
+        test_promote();
         test_verdicts();
         test_invalid();
         test_no_policy();

@@ -301,6 +301,17 @@ int main(void) {
         check_resolve(PROMOTE_SUBTREE, true, -EINVAL, 0, "not a choice of units");
         check_resolve(_PROMOTE_MAX, false, -EINVAL, 0, "X-DeadlinePromote=?");
         is_str(deadline_promote_to_string(-1), "?", "an out-of-range value has no name");
+        {
+                static const struct { const char *v; bool want; } dv[] = {
+                        { "yes", true }, { "YES", true }, { "true", true }, { "on", true }, { "1", true },
+                        { "cpu", true }, { "cpu memory pids", true },
+                        { "no", false }, { "No", false }, { "false", false }, { "off", false }, { "0", false }, { "", false },
+                };
+
+                for (size_t i = 0; i < ELEMENTSOF(dv); i++)
+                        is_int(unit_delegate_value(dv[i].v), dv[i].want, "Delegate=%s: %s", dv[i].v,
+                               dv[i].want ? "delegated" : "not delegated");
+        }
 
         /* The example drop-in for an nspawn machine parses. */
         {
