@@ -14,7 +14,8 @@
 # for: KVM guests hang on the machines this was written on), GUEST_TIMEOUT
 # (seconds, default 1500), KERNEL_IMAGE (a bzImage to boot instead of
 # build/bzImage-<variant>: make check-mutants boots the stock and mutant
-# kernels this way). A bad value stops it before anything runs.
+# kernels this way), QEMU_MONITOR (check mode: a path for a QEMU monitor
+# socket). A bad value stops it before anything runs.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -82,7 +83,11 @@ check)
 		{ note "waiting for another kernel build or guest run on this machine"; flock "$heavy_lock"; }
 	# The results port is a file chardev: whatever the guest wrote before a
 	# hang or a timeout is still there for the host to read.
-	timeout -k 10 "$guest_timeout" "${qemu[@]}" -display none -monitor none \
+	# QEMU_MONITOR=PATH: a monitor socket, to look into a hung guest
+	# (e.g. "sendkey alt-sysrq-w": blocked tasks' stacks on the console).
+	monitor=none
+	[ -z "${QEMU_MONITOR:-}" ] || monitor="unix:$QEMU_MONITOR,server=on,wait=off"
+	timeout -k 10 "$guest_timeout" "${qemu[@]}" -display none -monitor "$monitor" \
 		-serial "file:$log" \
 		-device virtio-serial-pci \
 		-chardev "file,id=results,path=$results" \
