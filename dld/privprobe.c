@@ -40,7 +40,18 @@ void privileges_probe(KernelFs *kfs, int bus, PrivilegeProbe *ret) {
                 p.pidns_initial = st.st_ino == PROC_PID_INIT_INO;
 
         p.cgroup.path = kfs->cpu_mount ?: "/sys/fs/cgroup";
-        p.cgroup.err = kfs->cpu_mount ? writable(kfs->cpu_mount) : -ENOENT;
+        p.cgroup.err = -ENOENT;
+        if (kfs->cpu_mount) {
+                /* A file as dld writes them (root's, 0644): the cgroup2 root
+                 * directory itself is 0555, writable only with CAP_DAC_OVERRIDE,
+                 * which dld.service does not keep. */
+                _cleanup_free_ char *procs = NULL;
+
+                if (asprintf(&procs, "%s/cgroup.procs", kfs->cpu_mount) < 0)
+                        p.cgroup.err = -ENOMEM;
+                else
+                        p.cgroup.err = writable(procs);
+        }
         /* With a root prefix (a test tree) the sysctls are not the real ones. */
         if (!kfs->root || !*kfs->root)
                 for (size_t i = 0; i < ELEMENTSOF(sysctls) && i < PRIV_SYSCTLS_MAX; i++) {
