@@ -15,6 +15,13 @@ static int parse_one(const char *text, DeadlineRequest *r, char **ret_msg) {
         return k < 0 ? k : f;
 }
 
+/* @r formatted as a drop-in and parsed back into @back; parse_one()'s result. */
+static int round_trip(const DeadlineRequest *r, DeadlineRequest *back) {
+        _cleanup_free_ char *text = dropin_format(r), *msg = NULL;
+
+        return parse_one(text ?: "", back, &msg);
+}
+
 static void check_good(const char *text, uint64_t rt, uint64_t dl, uint64_t pe, const char *group, const char *name) {
         DeadlineRequest r;
         char *msg;
@@ -330,31 +337,22 @@ int main(void) {
         }
         {
                 DeadlineRequest r = { .runtime_usec = 2000, .period_usec = 10000 }, back;
-                char *text, *msg;
+                char *text;
 
                 r.group = strdup("media");
-                text = dropin_format(&r);
-                is_int(parse_one(text, &back, &msg), 0, "formatted drop-in parses");
+                is_int(round_trip(&r, &back), 0, "formatted drop-in parses");
                 ok(back.runtime_usec == 2000 && back.deadline_usec == 10000 && back.period_usec == 10000,
                    "formatted drop-in round-trips the times");
                 is_str(back.group, "media", "formatted drop-in round-trips the group");
                 is_int(back.threads, 1, "formatted drop-in: 1 thread when unset");
-                free(text);
-                free(msg);
                 deadline_request_done(&back);
                 r.threads = DL_THREADS_ALL;
-                text = dropin_format(&r);
-                is_int(parse_one(text, &back, &msg), 0, "formatted drop-in with threads parses");
+                is_int(round_trip(&r, &back), 0, "formatted drop-in with threads parses");
                 is_int(back.threads, DL_THREADS_ALL, "formatted drop-in round-trips \"all\"");
-                free(text);
-                free(msg);
                 deadline_request_done(&back);
                 r.promote = PROMOTE_NONE;
-                text = dropin_format(&r);
-                is_int(parse_one(text, &back, &msg), 0, "formatted drop-in with X-DeadlinePromote=none parses");
+                is_int(round_trip(&r, &back), 0, "formatted drop-in with X-DeadlinePromote=none parses");
                 is_int(back.promote, PROMOTE_NONE, "formatted drop-in round-trips promote none");
-                free(text);
-                free(msg);
                 deadline_request_done(&back);
                 r.promote = PROMOTE_AUTO;
                 text = dropin_format(&r);
