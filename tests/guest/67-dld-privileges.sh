@@ -1,0 +1,48 @@
+#!/bin/bash
+# dld checks what it needs before it touches anything (dld/privileges.c):
+# started without one of them it exits 4, names each missing need on
+# stderr and in the journal (MESSAGE_ID 547f3289..., DLD_NEED=,
+# DLD_FATAL=), and changes nothing. Each case starts a second dld beside
+# dld.service, with its own run directory; the privilege check comes
+# before the bus name and any write, so it never meets the first one.
+. /usr/lib/dlsched/60-dld-lib.inc
+dld_require
+
+DLD_MSG_PRIVILEGE=547f328941374217bc1bcdf202886664
+run=$(mktemp -d)
+err=$(mktemp)
+trap 'rm -rf "$run" "$err"; dld_cleanup' EXIT
+
+plan 16
+pool=$(knob sched_dl_runtime_us)
+total=$(knob sched_dl_total_bw)
+main_pid=$(systemctl show -P MainPID dld.service)
+since=$(date '+%Y-%m-%d %H:%M:%S')
+sleep 1
+
+# try NAME NEED CMD...: CMD starts dld; it must exit 4 naming NEED.
+try() {
+	local name=$1 need=$2 rc
+	shift 2
+	timeout 20 "$@" /usr/sbin/dld --run-dir "$run" 2> "$err"
+	rc=$?
+	is "$name: dld exits 4" "$rc" 4
+	like "$name: stderr names $need" "$(cat "$err")" "missing: .*$need"
+}
+
+try "without CAP_SYS_NICE" CAP_SYS_NICE setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice
+try "in its own PID namespace" "PID namespace" unshare --pid --fork
+try "as nobody" "runs as uid 65534" setpriv --reuid=65534 --regid=65534 --clear-groups
+try "in its own user namespace" "user namespace" unshare --user --map-root-user
+
+# The journal has one entry per missing need, with the need as a field.
+for need in CAP_SYS_NICE pid-namespace root user-namespace; do
+	n=$(journalctl -q --since "$since" MESSAGE_ID=$DLD_MSG_PRIVILEGE DLD_NEED=$need DLD_FATAL=1 -o cat | wc -l)
+	ok "journal: an entry with DLD_NEED=$need, DLD_FATAL=1 ($n)" test "$n" -ge 1
+done
+
+is "sched_dl_runtime_us is unchanged" "$(knob sched_dl_runtime_us)" "$pool"
+is "sched_dl_total_bw is unchanged" "$(knob sched_dl_total_bw)" "$total"
+is "dld.service still runs, same process" "$(systemctl show -P MainPID dld.service)" "$main_pid"
+is "the refused instances wrote nothing to their run directory" "$(ls -A "$run")" ""
+done_testing
