@@ -33,10 +33,19 @@ try() {
 try "without CAP_SYS_NICE" CAP_SYS_NICE setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice
 try "in its own PID namespace" "PID namespace" unshare --pid --fork
 try "as nobody" "runs as uid 65534" setpriv --reuid=65534 --regid=65534 --clear-groups
-try "in its own user namespace" "user namespace" unshare --user --map-root-user
+needs="CAP_SYS_NICE pid-namespace root"
+# /proc/self/ns/user exists only with CONFIG_USER_NS.
+if [ -e /proc/self/ns/user ]; then
+	try "in its own user namespace" "user namespace" unshare --user --map-root-user
+	needs+=" user-namespace"
+else
+	skip "in its own user namespace: dld exits 4" "no user namespaces in this kernel (CONFIG_USER_NS)"
+	skip "in its own user namespace: stderr names user namespace" "no user namespaces in this kernel"
+	skip "journal: an entry with DLD_NEED=user-namespace" "no user namespaces in this kernel"
+fi
 
 # The journal has one entry per missing need, with the need as a field.
-for need in CAP_SYS_NICE pid-namespace root user-namespace; do
+for need in $needs; do
 	n=$(journalctl -q --since "$since" MESSAGE_ID=$DLD_MSG_PRIVILEGE DLD_NEED=$need DLD_FATAL=1 -o cat | wc -l)
 	ok "journal: an entry with DLD_NEED=$need, DLD_FATAL=1 ($n)" test "$n" -ge 1
 done
