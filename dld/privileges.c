@@ -136,8 +136,8 @@ char *privileges_summary(const PrivilegeProblems *l) {
         for (size_t i = 0; i < l->n; i++) {
                 if (!l->items[i].fatal)
                         continue;
-                /* The same need once (two sysctls). */
-                if (strstr(s, l->items[i].need) && (i > 0 && streq_ptr(l->items[i - 1].need, l->items[i].need)))
+                /* The same need once: its items are added one after another (the sysctls). */
+                if (i > 0 && streq_ptr(l->items[i - 1].need, l->items[i].need))
                         continue;
                 if (*s)
                         strcat(s, ", ");

@@ -893,13 +893,6 @@ void manager_restore_containers(Manager *m) {
         }
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
 void manager_sync_threads(Manager *m) {
         for (size_t i = 0; i < m->n_services; i++) {
                 Service *s = m->services[i];
@@ -920,9 +913,11 @@ void manager_sync_threads(Manager *m) {
                 /* A delegated unit's threads are only counted (for dlconf):
                  * its whole subtree, once a second rather than every poll. */
                 if (s->promote == PROMOTE_NONE) {
-                        uint64_t now = now_usec();
+                        uint64_t now;
 
-                        if (now - s->counted_usec < USEC_PER_SEC)
+                        /* The event loop's own clock: this runs from its poll timer. */
+                        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
+                            now - s->counted_usec < USEC_PER_SEC)
                                 continue;
                         s->counted_usec = now;
                 }
