@@ -1,0 +1,270 @@
+#!/bin/bash
+# Podman containers asking for deadline bandwidth with io.dlsched.*
+# annotations (units/CONTAINERS.md): the OCI hook has dld admit the
+# container's scope before the workload runs; two containers admitted, a
+# third refused in a group whose on_refusal is "fail" (podman run fails,
+# the reason on its stderr, a journal entry naming it), the containers'
+# threads SCHED_DEADLINE with the requested parameters (seen from the host
+# and from inside), kill -9 of dld while they run loses and doubles
+# nothing, stopping and removing a container gives back exactly its
+# bandwidth, malformed annotations fail the container with one clear line
+# each. The image is ct-image.tar (tests/guest/Makefile: the static
+# helpers/ct-worker), imported once per boot; no network, no registry.
+. /usr/lib/dlsched/60-dld-lib.inc
+
+CT_IMAGE=localhost/dlsched-ct:latest
+CT_TAR=/usr/lib/dlsched/containers/ct-image.tar
+command -v podman >/dev/null || skip_all "podman is not installed in the guest"
+dld_require
+# podman's storage: overlay (containers.conf), vfs on a kernel without it.
+PODMAN=(podman)
+grep -qw overlay /proc/filesystems || modprobe -q overlay 2>/dev/null
+grep -qw overlay /proc/filesystems || PODMAN=(podman --storage-driver=vfs)
+pm() { "${PODMAN[@]}" "$@"; }
+
+T68_NAMES=(t68-a t68-b t68-c t68-d)
+t68_cleanup() {
+	pm rm -f -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1
+	dld_cleanup
+}
+trap t68_cleanup EXIT
+
+plan 70
+
+# The containers' slices are in groups that hold 25% of each CPU (media,
+# fail) and 5% (control, degrade); each admitted container reserves 10% of
+# each CPU (2ms/20ms, one thread per CPU): two fit in media, a third not.
+DLD_TEST_POLICY='{
+  "system": { "sched_dl_runtime_us": 400000, "sched_dl_period_us": 1000000,
+              "sched_rt_runtime_us": 550000, "sched_rt_period_us": 1000000 },
+  "groups": [
+    { "name": "media", "slice": "deadline-media.slice", "runtime_us": 250000, "period_us": 1000000,
+      "max_request_percent": 15, "max_services": 3, "on_refusal": "fail" },
+    { "name": "control", "slice": "deadline-control.slice", "runtime_us": 5000, "period_us": 100000,
+      "on_refusal": "degrade" }
+  ]
+}'
+apply_test_policy 68-test
+media=/deadline.slice/deadline-media.slice
+base_media=$(cgfile $media cpu.dl_total_bw)
+base_pool=$(knob sched_dl_total_bw)
+one_bw=$(( NCPUS * $(bw 2000 20000) ))
+
+# The image: imported once per boot (a one-off, like a pull).
+t0=$SECONDS
+if ! pm image exists "$CT_IMAGE"; then
+	out=$(pm import --quiet "$CT_TAR" "$CT_IMAGE" 2>&1) || { fail "podman import $CT_TAR" "$out"; done_testing; }
+fi
+diag "image $CT_IMAGE ready in $((SECONDS - t0)) s (${PODMAN[*]})"
+ok "the test image is there, nothing pulled" pm image exists "$CT_IMAGE"
+
+# ct_run NAME SLICE THREADS ANNOTATION...: podman run -d of ct-worker;
+# the container's ID in $ct_id, podman's exit status in $ct_rc, its stderr
+# in $ct_err.
+ct_run() {
+	local name=$1 slice=$2 threads=$3 a args=()
+	shift 3
+	for a in "$@"; do args+=(--annotation "$a"); done
+	ct_err=$(mktemp)
+	ct_id=$(pm run -d --name "$name" --network=none --pull=never --cgroup-parent="$slice" \
+		"${args[@]}" "$CT_IMAGE" /ct-worker "$threads" 2>"$ct_err")
+	ct_rc=$?
+	ct_err_text=$(cat "$ct_err")
+	rm -f "$ct_err"
+}
+
+ct_pid() { pm inspect -f '{{.State.Pid}}' "$1" 2>/dev/null; }
+
+# The scope of a container's init from the host's /proc/PID/cgroup.
+ct_scope() {
+	local line
+	if [ "$DLSCHED_CGROUP" = v2 ]; then
+		line=$(grep '^0::' "/proc/$1/cgroup")
+	else
+		line=$(grep -E '^[0-9]+:([^:]*,)?cpu(,[^:]*)?:' "/proc/$1/cgroup")
+	fi
+	line=${line#*:*:}
+	echo "${line%%.scope*}.scope"
+}
+
+# tasks_sched PID: one "policy runtime/deadline/period" line per thread of PID.
+tasks_sched() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		chrt -p "${t##*/}" | awk '/policy/ { sub(/.*policy: /, ""); p = $0 } /parameters/ { print p, $NF }'
+	done
+}
+
+all_deadline() {
+	local t n=0
+	for t in /proc/"$1"/task/*; do
+		[ "$(policy_of "${t##*/}")" = 6 ] || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -eq "$2" ]
+}
+
+# container_entry MESSAGE_ID NAME: the last such journal entry of the container.
+container_entry() {
+	journalctl -o json --no-pager --since "@$DLD_TEST_START" "MESSAGE_ID=$1" "DLD_CONTAINER_NAME=$2" | tail -n 1
+}
+
+# --- a: 2ms/20ms, one thread per CPU, in media -----------------------------
+t0=$SECONDS
+ct_run t68-a deadline-media.slice 3 io.dlsched.runtime=2ms io.dlsched.period=20ms io.dlsched.threads=all
+diag "podman run t68-a took $((SECONDS - t0)) s"
+is "t68-a: podman run succeeds" "$ct_rc" 0
+is "t68-a: nothing on podman's stderr" "$ct_err_text" ""
+a_id=$ct_id
+a_pid=$(ct_pid t68-a)
+a_scope=$(ct_scope "$a_pid")
+is "t68-a: the container runs in its scope in media" "$a_scope" "$media/libpod-$a_id.scope"
+wait_until 10 test "$(service_state t68-a)" = admitted
+is "t68-a: dld admitted it" "$(service_state t68-a)" admitted
+is "t68-a: the scope reserves the runtime" "$(cgfile "$a_scope" cpu.dl_runtime_us)" 2000
+is "t68-a: the scope reserves the period" "$(cgfile "$a_scope" cpu.dl_period_us)" 20000
+is "media allocated = t68-a's reservation" "$(cgfile $media cpu.dl_total_bw)" "$(( base_media + one_bw ))"
+is "system pool unchanged by a reservation inside a group" "$(knob sched_dl_total_bw)" "$base_pool"
+wait_until 10 all_deadline "$a_pid" 3
+ok "t68-a: its 3 threads (2 made after the admission) run SCHED_DEADLINE" all_deadline "$a_pid" 3
+is "t68-a: each with the requested runtime/deadline/period" "$(tasks_sched "$a_pid" | sort -u)" \
+	"SCHED_DEADLINE|SCHED_RESET_ON_FORK 2000000/20000000/20000000"
+wait_until 5 sh -c "[ \$(${PODMAN[*]} logs t68-a 2>/dev/null | grep -c 'policy 6') -ge 3 ]"
+inside=$(pm logs t68-a 2>/dev/null | awk '/policy 6/ { print $6, $8, $10, $12, $14 }' | sort -u)
+is "t68-a: inside, sched_getattr() of each thread says the same" "$inside" "6 2000000 20000000 20000000 0x1"
+is "t68-a: inside, 3 threads saw it" "$(pm logs t68-a 2>/dev/null | grep 'policy 6' | awk '{print $2}' | sort -u | wc -l)" 3
+entry=$(container_entry $DLD_MSG_ADMITTED t68-a)
+is "t68-a: admission entry: the container's ID" "$(echo "$entry" | jq -r .DLD_CONTAINER_ID)" "$a_id"
+is "t68-a: admission entry: UNIT= the scope" "$(echo "$entry" | jq -r .UNIT)" "libpod-$a_id.scope"
+is "t68-a: admission entry: source" "$(echo "$entry" | jq -r .DLD_SOURCE)" container
+is "t68-a: admission entry: request" "$(echo "$entry" | jq -r '[.DLD_RUNTIME_USEC,.DLD_DEADLINE_USEC,.DLD_PERIOD_USEC]|join("/")')" 2000/20000/20000
+like "t68-a: admission message names the container" "$(echo "$entry" | jq -r .MESSAGE)" "container t68-a \\(${a_id:0:12}\\)"
+like "dlconf list shows it by name and ID" "$(dlconf list 2>&1)" "t68-a \\(container ${a_id:0:12}\\)"
+like "dlconf show by name" "$(dlconf show t68-a 2>&1)" "$a_id"
+like "dlconf show by ID" "$(dlconf show "${a_id:0:12}" 2>&1)" "t68-a"
+
+# --- b: 2ms/10ms/20ms (a deadline), one thread per CPU ---------------------
+ct_run t68-b deadline-media.slice 2 io.dlsched.runtime=2ms io.dlsched.deadline=10ms io.dlsched.period=20ms io.dlsched.threads=all
+is "t68-b: podman run succeeds" "$ct_rc" 0
+b_id=$ct_id
+b_pid=$(ct_pid t68-b)
+b_scope=$(ct_scope "$b_pid")
+wait_until 10 test "$(service_state t68-b)" = admitted
+is "t68-b: admitted" "$(service_state t68-b)" admitted
+is "t68-b: admission entry: its ID" "$(container_entry "$DLD_MSG_ADMITTED" t68-b | jq -r .DLD_CONTAINER_ID)" "$b_id"
+wait_until 10 all_deadline "$b_pid" 2
+is "t68-b: threads with runtime/deadline/period 2/10/20 ms" "$(tasks_sched "$b_pid" | sort -u)" \
+	"SCHED_DEADLINE|SCHED_RESET_ON_FORK 2000000/10000000/20000000"
+is "t68-b: scope reservation" "$(cgfile "$b_scope" cpu.dl_runtime_us)/$(cgfile "$b_scope" cpu.dl_period_us)" 2000/20000
+held_media=$(( base_media + 2 * one_bw ))
+is "media allocated = both reservations" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
+
+# --- c: a third does not fit media (on_refusal fail): podman run fails -----
+ct_run t68-c deadline-media.slice 2 io.dlsched.runtime=2ms io.dlsched.period=20ms io.dlsched.threads=all
+ok "t68-c: podman run fails" test "$ct_rc" -ne 0
+diag "t68-c: podman run exit $ct_rc: $ct_err_text"
+like "t68-c: podman's stderr has the refusal" "$ct_err_text" "dlsched-oci-hook: t68-c: refused: "
+ok "t68-c: the container does not run" sh -c "[ \"\$(${PODMAN[*]} inspect -f '{{.State.Running}}' t68-c 2>/dev/null)\" != true ]"
+entry=$(container_entry $DLD_MSG_REFUSED t68-c)
+is "t68-c: refusal entry names the container" "$(echo "$entry" | jq -r .DLD_CONTAINER_NAME)" t68-c
+like "t68-c: refusal entry: its ID" "$(echo "$entry" | jq -r .DLD_CONTAINER_ID)" '^[0-9a-f]{64}$'
+is "t68-c: refusal entry: EBUSY" "$(echo "$entry" | jq -r '.ERRNO + " " + .DLD_ERRNO_NAME')" "16 EBUSY"
+is "t68-c: refusal entry: by the kernel's admission" "$(echo "$entry" | jq -r .DLD_REFUSED_BY)" admission
+is "t68-c: refusal entry: action fail" "$(echo "$entry" | jq -r .DLD_ACTION)" fail
+is "t68-c: refusal entry: group media" "$(echo "$entry" | jq -r .DLD_GROUP)" media
+is "media allocation unchanged by the refusal" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
+is "t68-c: dld does not keep it" "$(service_state t68-c)" none
+pm rm -f -t 0 t68-c >/dev/null 2>&1
+
+# --- d: refused in control (on_refusal degrade): runs as normal tasks ------
+ct_run t68-d deadline-control.slice 2 io.dlsched.runtime=2ms io.dlsched.period=20ms io.dlsched.threads=all
+is "t68-d: podman run succeeds (degrade)" "$ct_rc" 0
+like "t68-d: podman's stderr says it runs degraded" "$ct_err_text" "dlsched-oci-hook: t68-d: deadline request degraded, the container runs as normal tasks: "
+d_pid=$(ct_pid t68-d)
+sleep 0.5
+is "t68-d: its threads run SCHED_OTHER" "$(tasks_sched "$d_pid" | awk '{print $1}' | sort -u)" SCHED_OTHER
+is "t68-d: dld says degraded" "$(service_state t68-d)" degraded
+pm rm -f -t 0 t68-d >/dev/null 2>&1
+
+# --- kill -9 of dld while the containers run -------------------------------
+old=$(systemctl show -P MainPID dld)
+ok "kill -9 dld" kill -9 "$old"
+wait_until 20 sh -c "p=\$(systemctl show -P MainPID dld); [ \"\$p\" != 0 ] && [ \"\$p\" != $old ] && systemctl is-active --quiet dld"
+ok "systemd restarted dld" systemctl is-active --quiet dld
+wait_until 10 test "$(service_state t68-a)" = admitted
+is "after kill -9: t68-a found again" "$(service_state t68-a)" admitted
+is "after kill -9: t68-b found again" "$(service_state t68-b)" admitted
+is "after kill -9: media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
+is "after kill -9: pool counted once" "$(knob sched_dl_total_bw)" "$base_pool"
+is "after kill -9: t68-a's scope reservation in place" "$(cgfile "$a_scope" cpu.dl_runtime_us)" 2000
+ok "after kill -9: t68-a's threads still SCHED_DEADLINE" all_deadline "$a_pid" 3
+is "after kill -9: t68-b's threads unchanged" "$(tasks_sched "$b_pid" | sort -u)" \
+	"SCHED_DEADLINE|SCHED_RESET_ON_FORK 2000000/10000000/20000000"
+like "after kill -9: dld lists each container once" "$(dlconf list 2>&1 | grep -c '(container ')" '^2$'
+
+# --- stop: exactly the container's bandwidth comes back --------------------
+t0=$SECONDS
+ok "podman stop t68-a" pm stop -t 5 t68-a
+diag "podman stop t68-a took $((SECONDS - t0)) s"
+wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$(( held_media - one_bw ))"
+is "after stop: media allocation less t68-a's exactly" "$(cgfile $media cpu.dl_total_bw)" "$(( held_media - one_bw ))"
+is "after stop: dld forgot t68-a" "$(service_state t68-a)" none
+wait_until 10 test -n "$(container_entry $DLD_MSG_RELEASED t68-a)"
+is "after stop: release entry of t68-a" "$(container_entry $DLD_MSG_RELEASED t68-a | jq -r .DLD_CONTAINER_ID)" "$a_id"
+ok "after stop: t68-a's record is gone from /run/dld" test ! -e "/run/dld/containers/$a_id.conf"
+ok "podman rm -f t68-b" pm rm -f -t 2 t68-b
+wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+is "after rm: media allocation back to its value" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+is "after rm: pool back to its value" "$(knob sched_dl_total_bw)" "$base_pool"
+is "after rm: dld forgot t68-b" "$(service_state t68-b)" none
+
+# --- malformed annotations: the container does not start -------------------
+# bad_run WANT-LINES ANNOTATION...: podman run fails, its stderr has each
+# wanted line (after "dlsched-oci-hook: t68-c: "), and nothing runs.
+bad_run() {
+	local want=$1 line missing=""
+	shift
+	ct_run t68-c deadline-media.slice 1 "$@"
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		grep -qF -- "dlsched-oci-hook: t68-c: $line" <<<"$ct_err_text" || missing+="[$line] "
+	done <<<"$want"
+	if [ "$ct_rc" -ne 0 ] && [ -z "$missing" ] && grep -qF "malformed io.dlsched.* annotations: the container does not start" <<<"$ct_err_text"; then
+		pass "malformed: $*"
+	else
+		fail "malformed: $*" "podman exit $ct_rc, missing lines: ${missing:-none}; stderr: $ct_err_text"
+	fi
+	pm rm -f -t 0 t68-c >/dev/null 2>&1
+}
+NOT_SPAN="not a time span (expected systemd syntax such as 2ms or 500us)"
+RANGE="time span out of range (microsecond resolution, at most 584542 years)"
+NOT_COUNT="not a thread count (expected a number from 1 to 1024, or \"all\" for one per CPU)"
+KNOWN="(known: io.dlsched.runtime, io.dlsched.period, io.dlsched.deadline, io.dlsched.threads, io.dlsched.group)"
+bad_run "io.dlsched.runtime=2xs: $NOT_SPAN
+io.dlsched.period=600000 years: $RANGE
+io.dlsched.deadline=0: must be greater than zero
+io.dlsched.threads=0: must be at least 1 (\"all\" for one per CPU)
+io.dlsched.group=media/x: not a group name (letters, digits, '_' and '-', at most 64)" \
+	io.dlsched.runtime=2xs "io.dlsched.period=600000 years" io.dlsched.deadline=0 io.dlsched.threads=0 io.dlsched.group=media/x
+bad_run "io.dlsched.runtime=99999999999999999999s: $RANGE
+io.dlsched.period=ms: $NOT_SPAN
+io.dlsched.threads=1025: more than the limit of 1024 threads
+io.dlsched.peroid: unknown annotation $KNOWN
+io.dlsched.Runtime: annotation keys are lowercase $KNOWN" \
+	io.dlsched.runtime=99999999999999999999s io.dlsched.period=ms io.dlsched.threads=1025 io.dlsched.peroid=20ms io.dlsched.Runtime=1ms
+bad_run "io.dlsched.runtime=-2ms: $NOT_SPAN
+io.dlsched.deadline=: empty value (an annotation cannot reset a key: leave it out)
+io.dlsched.threads=0x10: $NOT_COUNT
+io.dlsched.period=20ms : leading or trailing whitespace" \
+	io.dlsched.runtime=-2ms io.dlsched.deadline= io.dlsched.threads=0x10 "io.dlsched.period=20ms "
+bad_run "runtime 30ms, deadline 20ms, period 20ms: runtime is longer than the deadline" \
+	io.dlsched.runtime=30ms io.dlsched.period=20ms
+bad_run "runtime 1s, deadline 5s, period 5s: period is longer than the kernel's maximum of 4194304us" \
+	io.dlsched.runtime=1s io.dlsched.period=5s
+bad_run "runtime 10us, deadline 50us, period 50us: period is shorter than the kernel's minimum of 100us" \
+	io.dlsched.runtime=10us io.dlsched.period=50us
+bad_run "io.dlsched.period is missing: a request needs a runtime and a period" \
+	io.dlsched.runtime=2ms io.dlsched.deadline=5ms
+is "malformed requests changed nothing in media" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+is "malformed requests left no container in dld" "$(dlconf list 2>&1 | grep -c '(container ')" 0
+done_testing
