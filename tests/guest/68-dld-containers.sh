@@ -22,14 +22,14 @@ grep -qw overlay /proc/filesystems || modprobe -q overlay 2>/dev/null
 grep -qw overlay /proc/filesystems || PODMAN=(podman --storage-driver=vfs)
 pm() { "${PODMAN[@]}" "$@"; }
 
-T68_NAMES=(t68-a t68-b t68-c t68-d)
+T68_NAMES=(t68-a t68-b t68-c t68-d t68-dld)
 t68_cleanup() {
 	pm rm -f -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1
 	dld_cleanup
 }
 trap t68_cleanup EXIT
 
-plan 70
+plan 81
 
 # The containers' slices are in groups that hold 25% of each CPU (media,
 # fail) and 5% (control, degrade); each admitted container reserves 10% of
@@ -267,4 +267,39 @@ bad_run "io.dlsched.period is missing: a request needs a runtime and a period" \
 	io.dlsched.runtime=2ms io.dlsched.deadline=5ms
 is "malformed requests changed nothing in media" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
 is "malformed requests left no container in dld" "$(dlconf list 2>&1 | grep -c '(container ')" 0
+
+# --- dld itself in a privileged container, admitting a host service -------
+# (units/CONTAINERS.md, "dld in a container"; the image is dld-image.tar,
+# vm/mkimage.sh: dld and its libraries from the guest's packages)
+DLD_IMAGE=localhost/dlsched-dld:latest
+ok "systemctl stop dld (the host's)" systemctl stop dld
+if ! pm image exists "$DLD_IMAGE"; then
+	pm import --quiet /usr/lib/dlsched/containers/dld-image.tar "$DLD_IMAGE" >/dev/null 2>&1
+fi
+t0=$SECONDS
+out=$(pm run -d --name t68-dld --network=none --pull=never --privileged --pid=host --cgroupns=host \
+	-v /run/dbus/system_bus_socket:/run/dbus/system_bus_socket \
+	-v /run/systemd/journal:/run/systemd/journal \
+	-v /etc/dld/policies.d:/etc/dld/policies.d:ro -v /run/dld:/run/dld \
+	"$DLD_IMAGE" /usr/sbin/dld 2>&1)
+is "podman run dld" "$?" 0
+dld_ct_pid=$(ct_pid t68-dld)
+wait_until 20 sh -c "busctl --system status org.dlsched.Dld1 2>/dev/null | grep -q '^PID=$dld_ct_pid\$'"
+diag "dld in a container owns the bus name after $((SECONDS - t0)) s"
+is "the bus name's owner is the containerised dld" "$(busctl --system status org.dlsched.Dld1 2>/dev/null | sed -n 's/^PID=//p')" "$dld_ct_pid"
+like "  which runs in a container's scope" "$(cat "/proc/$dld_ct_pid/cgroup" 2>/dev/null)" "libpod-"
+make_service t68-svc deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
+systemctl start t68-svc
+wait_until 10 test "$(service_state t68-svc.service)" = admitted
+is "the containerised dld admits a host service" "$(service_state t68-svc.service)" admitted
+like "  its thread SCHED_DEADLINE with the request" "$(chrt -p "$(main_pid t68-svc)" | tr '\n' ' ')" "SCHED_DEADLINE.*2000000/20000000/20000000"
+is "  the unit's reservation" "$(cgfile "$(cgroup_of t68-svc)" cpu.dl_runtime_us)" 2000
+is "  media allocated = the service's reservation" "$(cgfile $media cpu.dl_total_bw)" "$(( base_media + one_bw ))"
+entry=$(journal_json $DLD_MSG_ADMITTED t68-svc.service | tail -n 1)
+is "  the admission entry comes from the containerised dld" "$(echo "$entry" | jq -r ._PID)" "$dld_ct_pid"
+systemctl stop t68-svc
+wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+is "  stopping the service releases it" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+pm rm -f -t 2 t68-dld >/dev/null 2>&1
+ok "the host's dld.service starts again" systemctl start dld
 done_testing
