@@ -1,6 +1,7 @@
 # dlsched: deadline CPU bandwidth management, kernel to shell.
 #
 #   make run            boot the guest with dld and the demo, interactively
+#                       (DEMO=containers: and a podman container beside it)
 #   make check          host tests, guest tests (cgroup v2 and v1 boots), the
 #                       demo, a scripted make run session and make bench's
 #                       QUICK smoke
@@ -121,8 +122,10 @@ bench: kernel userspace
 	@scripts/deps.sh bench
 	@QUICK='$(QUICK)' FOOT_CYCLES='$(FOOT_CYCLES)' bench/run.py
 
+# DEMO=containers: the demo runs a podman container beside its services
+# (dlsched.demo=containers, vm/guest/dlsched-demo-setup).
 run: image
-	@vm/boot.sh run
+	@BOOT_ARGS="$(strip $(BOOT_ARGS) $(if $(DEMO),dlsched.demo=$(DEMO)))" vm/boot.sh run
 
 demo: image
 	@tests/harness/dlcheck demo

@@ -40,37 +40,44 @@ if [ -f "$stage/usr/lib/dlsched/guest-enable" ]; then
 	done < "$stage/usr/lib/dlsched/guest-enable"
 fi
 
-# Containers (units/CONTAINERS.md, test 68): podman's configuration (no
-# network, no registry, overlay storage), and dld's own image for "dld in
-# a container": dld and the shared libraries it loads, taken from the
-# guest's own Debian packages in the stage, as a tarball the guest imports
-# (podman import, no registry). About 3 MB.
+# Containers (units/CONTAINERS.md, tests 68 and 69, make run DEMO=containers):
+# podman's configuration (no network, no registry, overlay storage), and
+# two images as tarballs the guest imports (podman import, no registry),
+# each a program and the shared libraries ldd names, taken from the
+# guest's own Debian packages in the stage: dld's (dld in a container,
+# 6 MB) and the demo worker's (a containerised media worker, 2 MB).
 install -D -m 0644 -t "$stage/etc/containers" "$TOP"/vm/guest/containers/{containers,storage,registries}.conf
-dld_root=$BUILD/dld-image
-rm -rf "$dld_root"
-mkdir -p "$dld_root"/{etc/dld/policies.d,run/dld,tmp,usr/sbin}
-cp "$stage/usr/sbin/dld" "$dld_root/usr/sbin/dld"
-# ldd names the host's paths; the stage is the same Debian release, and its
-# files are the ones copied (the dynamic loader's line has no "=>").
-for lib in $(ldd "$stage/usr/sbin/dld" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
-	[ -e "$stage$lib" ] || die "dld's image: $lib is not in the guest's root"
-	mkdir -p "$dld_root$(dirname "$lib")"
-	cp -L "$stage$lib" "$dld_root$lib"
-done
-# Debian's merged /usr: /lib and /lib64 are links into /usr.
-for d in lib lib64; do
-	if [ -d "$dld_root/$d" ]; then
-		mkdir -p "$dld_root/usr/$d"
-		cp -a "$dld_root/$d/." "$dld_root/usr/$d/"
-		rm -rf "${dld_root:?}/$d"
-		ln -s "usr/$d" "$dld_root/$d"
-	fi
-done
-printf 'root:x:0:0:root:/:/usr/sbin/dld\n' > "$dld_root/etc/passwd"
-printf 'root:x:0:\n' > "$dld_root/etc/group"
-printf 'ID=dlsched-dld\nNAME="dld, the deadline bandwidth daemon"\n' > "$dld_root/etc/os-release"
 install -d "$stage/usr/lib/dlsched/containers"
-tar -C "$dld_root" --owner=0 --group=0 --numeric-owner --sort=name -cf "$stage/usr/lib/dlsched/containers/dld-image.tar" .
+# image_tar NAME PROGRAM (a path in the stage): $stage/usr/lib/dlsched/containers/NAME.tar
+image_tar() {
+	local name=$1 prog=$2 root=$BUILD/images/$1 lib d
+	rm -rf "$root"
+	mkdir -p "$root"/{etc,run,tmp}
+	install -D -m 0755 "$stage$prog" "$root$prog"
+	# ldd names the host's paths; the stage is the same Debian release,
+	# and its files are the ones copied (the loader's line has no "=>").
+	for lib in $(ldd "$stage$prog" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		[ -e "$stage$lib" ] || die "image $name: $lib is not in the guest's root"
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$stage$lib" "$root$lib"
+	done
+	# Debian's merged /usr: /lib and /lib64 are links into /usr.
+	for d in lib lib64; do
+		if [ -d "$root/$d" ]; then
+			mkdir -p "$root/usr/$d"
+			cp -a "$root/$d/." "$root/usr/$d/"
+			rm -rf "${root:?}/$d"
+			ln -s "usr/$d" "$root/$d"
+		fi
+	done
+	printf 'root:x:0:0:root:/:%s\n' "$prog" > "$root/etc/passwd"
+	printf 'root:x:0:\n' > "$root/etc/group"
+	printf 'ID=dlsched-%s\nNAME="dlsched %s"\n' "$name" "$name" > "$root/etc/os-release"
+	tar -C "$root" --owner=0 --group=0 --numeric-owner --sort=name --mtime=@0 \
+		-cf "$stage/usr/lib/dlsched/containers/$name.tar" .
+}
+image_tar dld /usr/sbin/dld
+image_tar demo-worker /usr/lib/dlsched/demo/dlsched-demo-worker
 
 # Guest configuration: root without password on the serial console, a
 # fixed identity, no network.

@@ -29,7 +29,7 @@ t68_cleanup() {
 }
 trap t68_cleanup EXIT
 
-plan 81
+plan 82
 
 # The containers' slices are in groups that hold 25% of each CPU (media,
 # fail) and 5% (control, degrade); each admitted container reserves 10% of
@@ -210,7 +210,9 @@ wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$(( held_media - one_bw
 is "after stop: media allocation less t68-a's exactly" "$(cgfile $media cpu.dl_total_bw)" "$(( held_media - one_bw ))"
 is "after stop: dld forgot t68-a" "$(service_state t68-a)" none
 wait_until 10 test -n "$(container_entry $DLD_MSG_RELEASED t68-a)"
-is "after stop: release entry of t68-a" "$(container_entry $DLD_MSG_RELEASED t68-a | jq -r .DLD_CONTAINER_ID)" "$a_id"
+entry=$(container_entry "$DLD_MSG_RELEASED" t68-a)
+is "after stop: release entry of t68-a" "$(echo "$entry" | jq -r .DLD_CONTAINER_ID)" "$a_id"
+is "after stop: released by the poststop hook" "$(echo "$entry" | jq -r .DLD_REASON)" "the container stopped"
 ok "after stop: t68-a's record is gone from /run/dld" test ! -e "/run/dld/containers/$a_id.conf"
 ok "podman rm -f t68-b" pm rm -f -t 2 t68-b
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
@@ -269,12 +271,12 @@ is "malformed requests changed nothing in media" "$(cgfile $media cpu.dl_total_b
 is "malformed requests left no container in dld" "$(dlconf list 2>&1 | grep -c '(container ')" 0
 
 # --- dld itself in a privileged container, admitting a host service -------
-# (units/CONTAINERS.md, "dld in a container"; the image is dld-image.tar,
+# (units/CONTAINERS.md, "dld in a container"; the image is dld.tar,
 # vm/mkimage.sh: dld and its libraries from the guest's packages)
 DLD_IMAGE=localhost/dlsched-dld:latest
 ok "systemctl stop dld (the host's)" systemctl stop dld
 if ! pm image exists "$DLD_IMAGE"; then
-	pm import --quiet /usr/lib/dlsched/containers/dld-image.tar "$DLD_IMAGE" >/dev/null 2>&1
+	pm import --quiet /usr/lib/dlsched/containers/dld.tar "$DLD_IMAGE" >/dev/null 2>&1
 fi
 t0=$SECONDS
 out=$(pm run -d --name t68-dld --network=none --pull=never --privileged --pid=host --cgroupns=host \
