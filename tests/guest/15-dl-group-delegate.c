@@ -10,6 +10,7 @@
  */
 #include <grp.h>
 #include "dlgroup.h"
+#include "dltask.h"
 
 #define NOBODY 65534
 
@@ -81,6 +82,45 @@ static int write_opened_as_nobody(const char *cg, const char *file, long long va
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
 		ksft_exit_fail_msg("the child opening as nobody failed\n");
 	return WEXITSTATUS(status);
+}
+
+enum { NS_RESERVE, NS_SETATTR, NS_RLIMIT, NS_STEPS };
+
+/*
+ * In a child, as nobody: unshare a user namespace and become its root, with
+ * every capability there; then try what needs CAP_SYS_NICE (or
+ * CAP_SYS_RESOURCE) in the initial namespace. The errno of each step in
+ * @res; false if the namespace could not be set up.
+ */
+static bool as_userns_root(const char *cg, int res[NS_STEPS])
+{
+	struct sched_attr attr = dl_attr(1000000, 10000000, 10000000);
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		close(pipefd[0]);
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) || syscall(SYS_unshare, CLONE_NEWUSER) ||
+		    write_str("/proc/self/setgroups", "deny") ||
+		    write_str("/proc/self/uid_map", "0 65534 1") ||
+		    write_str("/proc/self/gid_map", "0 65534 1") || setuid(0) || setgid(0))
+			_exit(1);
+		res[NS_RESERVE] = -cg_write_ll(cg, "cpu.dl_runtime_us", 31250);
+		res[NS_SETATTR] = sched_setattr(0, &attr, 0) ? errno : 0;
+		res[NS_RLIMIT] = -set_limit(0, RLIMIT_DLRTIME, ~0ULL, ~0ULL);
+		_exit(write(pipefd[1], res, sizeof(int) * NS_STEPS) != sizeof(int) * NS_STEPS);
+	}
+	close(pipefd[1]);
+	status = read(pipefd[0], res, sizeof(int) * NS_STEPS) == sizeof(int) * NS_STEPS;
+	close(pipefd[0]);
+	waitpid(pid, NULL, 0);
+	return status;
 }
 
 /* Nothing changed: @cg's runtime and period, D's and the pool's totals. */
@@ -164,6 +204,19 @@ static void delegate_without_reserved_ancestor(void)
 			 unchanged("D/c", -1, period, 0, pool0),
 			 "opened by nobody, written by root: EPERM (the opener's credentials count)\n");
 
+	if (access("/proc/self/ns/user", F_OK)) {
+		ksft_test_result_skip("root of nobody's user namespace: no user namespaces in this kernel\n");
+	} else {
+		int res[NS_STEPS] = { -1, -1, -1 };
+		bool set_up = as_userns_root("D/c", res);
+
+		ksft_test_result(set_up && res[NS_RESERVE] == EPERM && res[NS_SETATTR] == EPERM &&
+				 res[NS_RLIMIT] == EPERM && unchanged("D/c", -1, period, 0, pool0),
+				 "root of nobody's user namespace: reservation %s, SCHED_DEADLINE %s, raising RLIMIT_DLRTIME %s (want EPERM each)\n",
+				 set_up ? strerror(res[NS_RESERVE]) : "-", set_up ? strerror(res[NS_SETATTR]) : "-",
+				 set_up ? strerror(res[NS_RLIMIT]) : "-");
+	}
+
 	/* Root reserves D itself, 1/16 of each CPU: inside it the delegatee subdivides. */
 	if (cg_write_ll("D", "cpu.dl_runtime_us", 62500))
 		ksft_exit_fail_msg("root reserves D: %s\n", strerror(errno));
@@ -186,7 +239,7 @@ int main(void)
 	pid_t pid;
 
 	ksft_print_header();
-	ksft_set_plan(11);
+	ksft_set_plan(12);
 	dl_setup("dltest-15");
 	set_dl_pool(750000, 250000);
 
