@@ -16,7 +16,11 @@
  * that is not a systemd scope) with the reason on stderr, which podman
  * shows; 2 for a usage error. */
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <syslog.h>
 #include <systemd/sd-bus.h>
+#include <systemd/sd-journal.h>
 
 #include "container.h"
 #include "dld-bus.h"
@@ -25,15 +29,31 @@
 
 #define PROGRAM "dlsched-oci-hook"
 
+/* The container's ID, for the journal's copy of each line. */
+static const char *hook_container_id;
+
+/* One line on stderr, and the same in the journal (SYSLOG_IDENTIFIER=
+ * dlsched-oci-hook, CONTAINER_ID=, CONTAINER_NAME=): a runtime need not
+ * show a hook's stderr (crun gives it none, see main()). */
 static void error_line(const char *name, const char *fmt, ...) _printf_(2, 3);
 static void error_line(const char *name, const char *fmt, ...) {
+        _cleanup_free_ char *msg = NULL;
         va_list ap;
+        int r;
 
-        fprintf(stderr, PROGRAM ": %s%s", name ?: "", name ? ": " : "");
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        r = vasprintf(&msg, fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        if (r < 0)
+                return;
+        fprintf(stderr, PROGRAM ": %s%s%s\n", name ?: "", name ? ": " : "", msg);
+        fflush(stderr);
+        (void) sd_journal_send("MESSAGE=%s%s%s", name ?: "", name ? ": " : "", msg,
+                               "PRIORITY=%d", LOG_ERR,
+                               "SYSLOG_IDENTIFIER=" PROGRAM,
+                               "CONTAINER_ID=%s", hook_container_id ?: "",
+                               "CONTAINER_NAME=%s", name ?: "",
+                               NULL);
 }
 
 /* Reads all of fd, up to max bytes (more is -EFBIG). */
@@ -168,9 +188,72 @@ static int release(sd_bus *bus, const OciState *s, const char *name) {
         return r;
 }
 
+/* The parent of pid from proc/PID/stat (0: unknown). */
+static pid_t parent_of(const char *proc, pid_t pid) {
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        const char *p;
+        size_t size;
+        int ppid;
+
+        if (asprintf(&path, "%s/%d/stat", proc, (int) pid) < 0)
+                return 0;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || read_all(fd, 4096, &text, &size) < 0)
+                return 0;
+        p = strrchr(text, ')');
+        if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+                return 0;
+        return ppid;
+}
+
+/* The container's name from its monitor's command line (podman's conmon
+ * runs the runtime, which runs the hook: an ancestor of ours), for a
+ * runtime that puts no name in the annotations. NULL if none. */
+static char *monitor_name(const char *id) {
+        const char *proc = getenv("DLSCHED_OCI_HOOK_PROC") ?: "/proc";
+        pid_t pid = getppid();
+
+        for (int depth = 0; depth < 8 && pid > 1; depth++) {
+                _cleanup_free_ char *path = NULL, *text = NULL, *name = NULL;
+                _cleanup_close_ int fd = -EBADF;
+                size_t size;
+
+                if (asprintf(&path, "%s/%d/cmdline", proc, (int) pid) < 0)
+                        return NULL;
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0 || read_all(fd, 64 * 1024, &text, &size) < 0)
+                        return NULL;
+                if (conmon_cmdline_name(text, size, id, &name) == 0)
+                        return TAKE_PTR(name);
+                pid = parent_of(proc, pid);
+        }
+        return NULL;
+}
+
+/* crun runs hooks with /dev/null for stderr, and podman shows only crun's
+ * own "error executing hook" line: our lines go to the runtime's stderr
+ * instead (podman prints what it reads there before that line). */
+static void stderr_to_runtime(void) {
+        _cleanup_free_ char *path = NULL;
+        struct stat st;
+        int fd;
+
+        if (fstat(STDERR_FILENO, &st) == 0 && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)))
+                return;         /* a real stderr: keep it */
+        if (asprintf(&path, "/proc/%d/fd/2", (int) getppid()) < 0)
+                return;
+        fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return;
+        if (fstat(fd, &st) == 0 && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)))
+                (void) dup2(fd, STDERR_FILENO);
+        close(fd);
+}
+
 int main(int argc, char *argv[]) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_free_ char *text = NULL, *error = NULL;
+        _cleanup_free_ char *text = NULL, *error = NULL, *monitor = NULL;
         _cleanup_(oci_state_done) OciState s = {};
         char shortid[16];
         const char *name;
@@ -184,6 +267,7 @@ int main(int argc, char *argv[]) {
                         "(prestart/createRuntime), releases it (poststop). STATE is the OCI container state.\n");
                 return argc > 2 ? 2 : 0;
         }
+        stderr_to_runtime();
         r = read_all(STDIN_FILENO, OCI_STATE_MAX, &text, &size);
         if (r < 0) {
                 error_line(NULL, "cannot read the container's state on stdin: %s",
@@ -200,7 +284,10 @@ int main(int argc, char *argv[]) {
                 error_line(NULL, "unknown verb \"%s\" (admit, release)", argv[1]);
                 return 2;
         }
+        hook_container_id = s.id;
         name = oci_state_name(&s, shortid, sizeof(shortid));
+        if (name == shortid && (monitor = monitor_name(s.id)))
+                name = monitor;
         if (sd_bus_open_system(&bus) < 0)
                 bus = NULL;
         r = stage == OCI_HOOK_ADMIT ? admit(bus, &s, name) : release(bus, &s, name);

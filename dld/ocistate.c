@@ -141,6 +141,54 @@ const char *oci_state_name(const OciState *s, char *buf, size_t size) {
         return buf;
 }
 
+/* The value of option short/long at argument i of argv (n of them):
+ * "-n V", "--name V", "--name=V"; *i advanced past it. NULL: not it. */
+static const char *option_value(char **argv, size_t n, size_t *i, const char *shortopt, const char *longopt) {
+        const char *a = argv[*i], *v;
+
+        if (streq_ptr(a, shortopt) || streq_ptr(a, longopt)) {
+                if (*i + 1 >= n)
+                        return NULL;
+                return argv[++*i];
+        }
+        v = strncmp(a, longopt, strlen(longopt)) == 0 ? a + strlen(longopt) : NULL;
+        if (v && *v == '=')
+                return v + 1;
+        return NULL;
+}
+
+int conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char **ret) {
+        _cleanup_free_ char **argv = NULL;
+        const char *name = NULL, *cid = NULL, *base;
+        size_t n = 0;
+
+        if (!cmdline || size == 0 || cmdline[size - 1] != 0 || !id)
+                return -ENOENT;
+        for (size_t off = 0; off < size; off += strlen(cmdline + off) + 1)
+                n++;
+        argv = calloc(n + 1, sizeof(char *));
+        if (!argv)
+                return -ENOMEM;
+        n = 0;
+        for (size_t off = 0; off < size; off += strlen(cmdline + off) + 1)
+                argv[n++] = (char *) cmdline + off;
+        base = strrchr(argv[0], '/');
+        if (!streq_ptr(base ? base + 1 : argv[0], "conmon"))
+                return -ENOENT;
+        for (size_t i = 1; i < n; i++) {
+                const char *v;
+
+                if ((v = option_value(argv, n, &i, "-n", "--name")))
+                        name = v;
+                else if ((v = option_value(argv, n, &i, "-c", "--cid")))
+                        cid = v;
+        }
+        if (!streq_ptr(cid, id) || !container_name_is_valid(name))
+                return -ENOENT;
+        *ret = strdup(name);
+        return *ret ? 0 : -ENOMEM;
+}
+
 int oci_hook_stage(const char *arg, const OciState *s) {
         if (arg)
                 return streq_ptr(arg, "admit") ? OCI_HOOK_ADMIT : streq_ptr(arg, "release") ? OCI_HOOK_RELEASE : -EINVAL;

@@ -50,6 +50,14 @@ const char *oci_state_annotation(const OciState *s, const char *key);
  * bytes). */
 const char *oci_state_name(const OciState *s, char *buf, size_t size);
 
+/* The container's name from its monitor's command line: podman sets no
+ * annotation with the name, but runs conmon with "-n NAME" (or --name)
+ * next to "-c ID" (--cid). cmdline: /proc/PID/cmdline, size bytes of
+ * NUL-terminated arguments. 0 and *ret (allocated) when argv[0] is conmon,
+ * its ID is id and the name is valid (container_name_is_valid()); -ENOENT
+ * otherwise; -ENOMEM. */
+int conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char **ret);
+
 /* What the hook does: the verb given on its command line ("admit",
  * "release"; NULL: none), else by the state's status: "stopped" (a
  * poststop hook) releases, the others (prestart, createRuntime) admit.

@@ -128,8 +128,31 @@ static void test_size(void) {
         free(error);
 }
 
+#define CMDLINE(s) s, sizeof(s)
+static void test_conmon(void) {
+        static const char podman[] =
+                "/usr/bin/conmon\0--api-version\0" "1\0-c\0" "3f2a9c0e5b7d\0-u\0" "3f2a9c0e5b7d\0-r\0/usr/bin/crun\0"
+                "-b\0/var/lib/containers/storage/overlay-containers/3f2a9c0e5b7d/userdata\0-n\0media-1\0--exit-dir\0/run/x";
+        char *name = NULL;
+
+        is_int(conmon_cmdline_name(CMDLINE(podman), "3f2a9c0e5b7d", &name), 0, "conmon: -n with -c of the container");
+        is_str(name, "media-1", "conmon: the name");
+        free(name);
+        name = NULL;
+        is_int(conmon_cmdline_name(CMDLINE("conmon\0--cid=abc\0--name=web\0"), "abc", &name), 0, "conmon: --cid= --name=");
+        is_str(name, "web", "conmon: the long option's name");
+        free(name);
+        is_int(conmon_cmdline_name(CMDLINE(podman), "ffff", &name), -ENOENT, "conmon: another container's monitor");
+        is_int(conmon_cmdline_name(CMDLINE("/usr/bin/crun\0-n\0x\0-c\0abc"), "abc", &name), -ENOENT, "conmon: not conmon");
+        is_int(conmon_cmdline_name(CMDLINE("conmon\0-c\0abc\0-n"), "abc", &name), -ENOENT, "conmon: -n without a value");
+        is_int(conmon_cmdline_name(CMDLINE("conmon\0-c\0abc\0-n\0a b"), "abc", &name), -ENOENT, "conmon: an invalid name");
+        is_int(conmon_cmdline_name("conmon", 6, "abc", &name), -ENOENT, "conmon: not NUL-terminated");
+        is_int(conmon_cmdline_name(NULL, 0, "abc", &name), -ENOENT, "conmon: empty");
+}
+
 int main(void) {
         tap_begin();
+        test_conmon();
         test_good();
         test_bad();
         test_size();
