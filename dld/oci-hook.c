@@ -16,8 +16,6 @@
  * that is not a systemd scope) with the reason on stderr, which podman
  * shows; 2 for a usage error. */
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <syslog.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-journal.h>
@@ -34,7 +32,8 @@ static const char *hook_container_id;
 
 /* One line on stderr, and the same in the journal (SYSLOG_IDENTIFIER=
  * dlsched-oci-hook, CONTAINER_ID=, CONTAINER_NAME=): a runtime need not
- * show a hook's stderr (crun gives it none, see main()). */
+ * show a hook's stderr (podman 4.3 with crun 1.8 shows only crun's
+ * "error executing hook ... (exit code: 1)"). */
 static void error_line(const char *name, const char *fmt, ...) _printf_(2, 3);
 static void error_line(const char *name, const char *fmt, ...) {
         _cleanup_free_ char *msg = NULL;
@@ -231,26 +230,6 @@ static char *monitor_name(const char *id) {
         return NULL;
 }
 
-/* crun runs hooks with /dev/null for stderr, and podman shows only crun's
- * own "error executing hook" line: our lines go to the runtime's stderr
- * instead (podman prints what it reads there before that line). */
-static void stderr_to_runtime(void) {
-        _cleanup_free_ char *path = NULL;
-        struct stat st;
-        int fd;
-
-        if (fstat(STDERR_FILENO, &st) == 0 && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)))
-                return;         /* a real stderr: keep it */
-        if (asprintf(&path, "/proc/%d/fd/2", (int) getppid()) < 0)
-                return;
-        fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return;
-        if (fstat(fd, &st) == 0 && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)))
-                (void) dup2(fd, STDERR_FILENO);
-        close(fd);
-}
-
 int main(int argc, char *argv[]) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_free_ char *text = NULL, *error = NULL, *monitor = NULL;
@@ -267,7 +246,6 @@ int main(int argc, char *argv[]) {
                         "(prestart/createRuntime), releases it (poststop). STATE is the OCI container state.\n");
                 return argc > 2 ? 2 : 0;
         }
-        stderr_to_runtime();
         r = read_all(STDIN_FILENO, OCI_STATE_MAX, &text, &size);
         if (r < 0) {
                 error_line(NULL, "cannot read the container's state on stdin: %s",
