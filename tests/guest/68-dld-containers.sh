@@ -297,7 +297,10 @@ if ! pm image exists "$DLD_IMAGE"; then
 	pm import --quiet /usr/lib/dlsched/containers/dld.tar "$DLD_IMAGE" >/dev/null 2>&1
 fi
 t0=$SECONDS
+# The host's whole cgroup tree: on cgroup v1 podman mounts only the
+# container's own cgroup of each controller, --cgroupns=host or not.
 out=$(pm run -d --name t68-dld --network=none --pull=never --privileged --pid=host --cgroupns=host \
+	-v /sys/fs/cgroup:/sys/fs/cgroup:rw \
 	-v /run/dbus/system_bus_socket:/run/dbus/system_bus_socket \
 	-v /run/systemd/journal:/run/systemd/journal \
 	-v /etc/dld/policies.d:/etc/dld/policies.d:ro -v /run/dld:/run/dld \
@@ -314,6 +317,8 @@ make_service t68-svc deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntim
 systemctl start t68-svc
 wait_until 10 test "$(service_state t68-svc.service)" = admitted
 is "the containerised dld admits a host service" "$(service_state t68-svc.service)" admitted
+[ "$(service_state t68-svc.service)" = admitted ] ||
+	diag "refused: $(journal_json "$DLD_MSG_REFUSED" t68-svc.service | tail -n 1 | jq -r .DLD_REASON)"
 like "  its thread SCHED_DEADLINE with the request" "$(chrt -p "$(main_pid t68-svc)" | tr '\n' ' ')" "SCHED_DEADLINE.*2000000/20000000/20000000"
 is "  the unit's reservation" "$(cgfile "$(cgroup_of t68-svc)" cpu.dl_runtime_us)" 2000
 is "  media allocated = the service's reservation" "$(cgfile $media cpu.dl_total_bw)" "$(( base_media + one_bw ))"

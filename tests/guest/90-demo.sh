@@ -6,7 +6,11 @@
 # DEMO_LOAD_SECONDS (default 30) sets how long the load runs.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 27
+# make run DEMO=containers (dlsched.demo=containers): a podman container
+# beside the services, asking for 10ms/100ms with annotations.
+with_containers=0
+grep -qw 'dlsched.demo=containers' /proc/cmdline && with_containers=1
+plan $(( 27 + 2 * with_containers ))
 
 SETUP=/usr/lib/dlsched/demo/dlsched-demo-setup
 STATS=/run/dlsched-demo
@@ -49,6 +53,12 @@ like "demo-media runs SCHED_DEADLINE 12ms/100ms/100ms" "$(chrt -p "$(main_pid de
 like "demo-control runs SCHED_DEADLINE 10ms/50ms/100ms" "$(chrt -p "$(main_pid demo-control.service)")" \
 	"SCHED_DEADLINE.*10000000/50000000/100000000"
 is "demo-greedy runs as a normal task" "$(policy_of "$(main_pid demo-greedy.service)")" 0
+if [ "$with_containers" = 1 ]; then
+	is "the container demo-media-ct admitted" "$(state_of demo-media-ct)" admitted
+	ct_pid=$(podman inspect -f '{{.State.Pid}}' demo-media-ct 2>/dev/null)
+	like "  its worker runs SCHED_DEADLINE 10ms/100ms/100ms" "$(chrt -p "$ct_pid" 2>&1)" \
+		"SCHED_DEADLINE.*10000000/100000000/100000000"
+fi
 
 entry=$(journalctl -u dld.service -o json --no-pager "MESSAGE_ID=$DLD_MSG_REFUSED" UNIT=demo-greedy.service | tail -n 1)
 field() { jq -r ".$1 // empty" <<< "$entry"; }
