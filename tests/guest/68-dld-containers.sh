@@ -22,14 +22,14 @@ grep -qw overlay /proc/filesystems || modprobe -q overlay 2>/dev/null
 grep -qw overlay /proc/filesystems || PODMAN=(podman --storage-driver=vfs)
 pm() { "${PODMAN[@]}" "$@"; }
 
-T68_NAMES=(t68-a t68-b t68-c t68-d t68-dld)
+T68_NAMES=(t68-a t68-b t68-c t68-d t68-e t68-dld)
 t68_cleanup() {
 	pm rm -f -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1
 	dld_cleanup
 }
 trap t68_cleanup EXIT
 
-plan 84
+plan 87
 
 # The containers' slices are in groups that hold 25% of each CPU (media,
 # fail) and 5% (control, degrade); each admitted container reserves 10% of
@@ -185,6 +185,15 @@ is "t68-c: refusal entry: group media" "$(echo "$entry" | jq -r .DLD_GROUP)" med
 is "media allocation unchanged by the refusal" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 is "t68-c: dld does not keep it" "$(service_state t68-c)" none
 pm rm -f -t 0 t68-c >/dev/null 2>&1
+
+# --- e: the policy's max_request_percent (15%) holds for containers too ---
+ct_run t68-e deadline-media.slice 1 io.dlsched.runtime=4ms io.dlsched.period=20ms
+ok "t68-e: 20% of a CPU: podman run fails" test "$ct_rc" -ne 0
+entry=$(container_entry "$DLD_MSG_REFUSED" t68-e)
+is "t68-e: refused by the policy" "$(echo "$entry" | jq -r .DLD_REFUSED_BY)" policy
+is "t68-e: the reason" "$(echo "$entry" | jq -r .DLD_REASON)" \
+	'the request (20.00% of a CPU) is larger than group "media" allows (max_request_percent 15.00%)'
+pm rm -f -t 0 t68-e >/dev/null 2>&1
 
 # --- d: refused in control (on_refusal degrade): runs as normal tasks ------
 ct_run t68-d deadline-control.slice 2 io.dlsched.runtime=2ms io.dlsched.period=20ms io.dlsched.threads=all
