@@ -9,6 +9,7 @@
  * allowed.
  */
 #include <grp.h>
+#include <sys/prctl.h>
 #include "dlgroup.h"
 #include "dltask.h"
 
@@ -106,7 +107,9 @@ static bool as_userns_root(const char *cg, int res[NS_STEPS])
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	if (!pid) {
 		close(pipefd[0]);
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) || syscall(SYS_unshare, CLONE_NEWUSER) ||
+		/* Dumpable again after the setuid(), or /proc/self/uid_map stays root's. */
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) ||
+		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) || syscall(SYS_unshare, CLONE_NEWUSER) ||
 		    write_str("/proc/self/setgroups", "deny") ||
 		    write_str("/proc/self/uid_map", "0 65534 1") ||
 		    write_str("/proc/self/gid_map", "0 65534 1") || setuid(0) || setgid(0))
