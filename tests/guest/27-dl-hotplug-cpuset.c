@@ -21,20 +21,10 @@
 #include "dlcpu.h"
 #include "dltask.h"
 
-#define TAINT_DIE (1LL << 7)
-#define TAINT_WARN (1LL << 9)
 #define RUNTIME_NS (1 * NSEC_PER_MSEC)
 #define PERIOD_NS (100 * NSEC_PER_MSEC)
 
 static char cpuset_dir[256];
-
-static long long tainted(void)
-{
-	long long t = -1;
-
-	read_ll("/proc/sys/kernel/tainted", &t);
-	return t;
-}
 
 /* The CPU @pid last ran on: field 39 of /proc/PID/stat; -1 if unknown. */
 static int last_cpu(pid_t pid)
@@ -187,7 +177,7 @@ static bool task_fine(pid_t pid, int cpu)
 
 static bool no_new_taint(long long before, const char *when)
 {
-	long long after = tainted();
+	long long after = kernel_tainted();
 
 	if (after & ~before & (TAINT_DIE | TAINT_WARN)) {
 		ksft_print_msg("%s: the kernel oopsed or warned (taint %lld, was %lld)\n", when, after,
@@ -224,7 +214,7 @@ int main(void)
 		ksft_exit_skip("no second CPU but cpu0 can go offline\n");
 	atexit(cpu_restore);
 	atexit(second_restore);
-	taint = tainted();
+	taint = kernel_tainted();
 	if (taint < 0)
 		ksft_exit_fail_msg("cannot read /proc/sys/kernel/tainted\n");
 	rd0 = rd_total_bw(0);

@@ -204,6 +204,19 @@ static inline bool rq_bw_zero(int wait_ms)
 	return false;
 }
 
+/* Taint flags a kernel oops (D) and a WARN (W) set. */
+#define TAINT_DIE (1LL << 7)
+#define TAINT_WARN (1LL << 9)
+
+/* /proc/sys/kernel/tainted, or -1. */
+static inline long long kernel_tainted(void)
+{
+	long long t = -1;
+
+	read_ll("/proc/sys/kernel/tainted", &t);
+	return t;
+}
+
 static inline int online_cpus(void)
 {
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
