@@ -47,6 +47,12 @@ fi
 # guest's own Debian packages in the stage: dld's (dld in a container,
 # 6 MB) and the demo worker's (a containerised media worker, 2 MB).
 install -D -m 0644 -t "$stage/etc/containers" "$TOP"/vm/guest/containers/{containers,storage,registries}.conf
+# The podman package enables its API service and socket, the restart of
+# containers and the auto-update (a registry query) at boot: none of them
+# is wanted in a test guest, where they ran in the background of every test.
+rm -f "$stage"/etc/systemd/system/default.target.wants/podman{,-auto-update,-restart}.service \
+	"$stage"/etc/systemd/system/sockets.target.wants/podman.socket \
+	"$stage"/etc/systemd/system/timers.target.wants/podman-auto-update.timer
 install -d "$stage/usr/lib/dlsched/containers"
 # image_tar NAME PROGRAM (a path in the stage): $stage/usr/lib/dlsched/containers/NAME.tar
 image_tar() {
