@@ -29,7 +29,7 @@ t68_cleanup() {
 }
 trap t68_cleanup EXIT
 
-plan 87
+plan 88
 
 # The containers' slices are in groups that hold 25% of each CPU (media,
 # fail) and 5% (control, degrade); each admitted container reserves 10% of
@@ -146,6 +146,7 @@ is "t68-a: admission entry: source" "$(echo "$entry" | jq -r .DLD_SOURCE)" conta
 is "t68-a: admission entry: request" "$(echo "$entry" | jq -r '[.DLD_RUNTIME_USEC,.DLD_DEADLINE_USEC,.DLD_PERIOD_USEC]|join("/")')" 2000/20000/20000
 like "t68-a: admission message names the container" "$(echo "$entry" | jq -r .MESSAGE)" "container t68-a \\(${a_id:0:12}\\)"
 like "dlconf list shows it by name and ID" "$(dlconf list 2>&1)" "t68-a \\(container ${a_id:0:12}\\)"
+like "dlconf status lists it by name and ID" "$(dlconf status --color=never 2>&1)" "t68-a \\(container ${a_id:0:12}\\)"
 like "dlconf show by name" "$(dlconf show t68-a 2>&1)" "$a_id"
 like "dlconf show by ID" "$(dlconf show "${a_id:0:12}" 2>&1)" "t68-a"
 
