@@ -29,19 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The mainline sched_attr (the C library has no declaration of it). */
-struct sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-};
+/* The kernel's struct sched_attr; glibc's <sched.h> has its own sched_param. */
+#define sched_param kernel_sched_param
+#include <linux/sched/types.h>
+#undef sched_param
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
