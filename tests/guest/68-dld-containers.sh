@@ -185,6 +185,13 @@ is "t68-c: refusal entry: action fail" "$(echo "$entry" | jq -r .DLD_ACTION)" fa
 is "t68-c: refusal entry: group media" "$(echo "$entry" | jq -r .DLD_GROUP)" media
 is "media allocation unchanged by the refusal" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 is "t68-c: dld does not keep it" "$(service_state t68-c)" none
+# What an operator sees at this point (README.md quotes a run).
+while IFS= read -r line; do diag "dlconf list: $line"; done < <(dlconf list 2>&1)
+while IFS= read -r line; do diag "journalctl -t dlsched-oci-hook: $line"; done < <(hook_lines "$c_id")
+diag "refusal entry: $(echo "$entry" | jq -r '.MESSAGE')"
+diag "refusal entry: $(echo "$entry" | jq -r '["DLD_CONTAINER_NAME=" + .DLD_CONTAINER_NAME, "ERRNO=" + .ERRNO,
+	"DLD_ERRNO_NAME=" + .DLD_ERRNO_NAME, "DLD_REFUSED_BY=" + .DLD_REFUSED_BY, "DLD_GROUP=" + .DLD_GROUP,
+	"DLD_ACTION=" + .DLD_ACTION] | join(" ")')"
 pm rm -f -t 0 t68-c >/dev/null 2>&1
 
 # --- e: the policy's max_request_percent (15%) holds for containers too ---
