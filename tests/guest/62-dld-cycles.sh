@@ -8,7 +8,7 @@ plan 7
 apply_test_policy 62-test
 media=/deadline.slice/deadline-media.slice
 make_service t62-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms
-base_media=$(cgfile $media cpu.dl_total_bw)
+base_media=$(idle_total $media)
 base_pool=$(knob sched_dl_total_bw)
 
 admitted=0
@@ -26,6 +26,11 @@ diag "100 cycles in $((SECONDS - start))s, $admitted admissions seen"
 is "every waited-for cycle was admitted" "$admitted" 50
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
 is "media allocation back to its start value" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+if [ "$(cgfile $media cpu.dl_total_bw)" != "$base_media" ]; then
+	diag_groups $media
+	diag "dld: $(dld_call ListServices 2>&1)"
+	diag "systemd: $(systemctl show -P ActiveState,SubState,ControlGroup t62-a.service | tr '\n' ' ')"
+fi
 is "system pool back to its start value" "$(knob sched_dl_total_bw)" "$base_pool"
 is "dld follows no stopped service" "$(service_state t62-a.service)" none
 ok "one more start is admitted" systemctl start t62-a

@@ -10,7 +10,7 @@ apply_test_policy 63-test
 media=/deadline.slice/deadline-media.slice
 make_service t63-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
 make_service t63-b deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=10ms X-DeadlineThreads=all
-base_media=$(cgfile $media cpu.dl_total_bw)
+base_media=$(idle_total $media)
 systemctl start t63-a t63-b
 wait_until 10 test "$(service_state t63-a.service)" = admitted
 wait_until 10 test "$(service_state t63-b.service)" = admitted

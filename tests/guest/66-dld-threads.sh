@@ -17,7 +17,7 @@ deadline_procs() {
 
 apply_test_policy 66-test
 media=/deadline.slice/deadline-media.slice
-base_media=$(cgfile $media cpu.dl_total_bw)
+base_media=$(idle_total $media)
 
 # One thread of 12ms/100ms (the demo's media worker).
 make_service t66-one deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=12ms X-DeadlinePeriod=100ms

@@ -46,7 +46,7 @@ DLD_TEST_POLICY='{
 }'
 apply_test_policy 68-test
 media=/deadline.slice/deadline-media.slice
-base_media=$(cgfile $media cpu.dl_total_bw)
+base_media=$(idle_total $media)
 base_pool=$(knob sched_dl_total_bw)
 one_bw=$(( NCPUS * $(bw 2000 20000) ))
 

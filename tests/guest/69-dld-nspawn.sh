@@ -35,7 +35,7 @@ DLD_TEST_POLICY='{
 }'
 apply_test_policy 69-test
 media=/deadline.slice/deadline-media.slice
-base_media=$(cgfile $media cpu.dl_total_bw)
+base_media=$(idle_total $media)
 base_pool=$(knob sched_dl_total_bw)
 
 # The machine's root: the guest's own /usr, read-only, and nothing else of
