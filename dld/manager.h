@@ -45,6 +45,7 @@ typedef struct Service {
          * touched), SUBTREE (a container). */
         DeadlinePromote promote;
         uint64_t counted_usec;  /* PROMOTE_NONE: CLOCK_MONOTONIC of the last count */
+        bool limits_warned;     /* PROMOTE_NONE: logged that its deadline limits could not be set */
         unsigned threads_dl, threads_total;
         uint64_t reserved_runtime_us;   /* cpu.dl_runtime_us written for its threads, when admitted */
         uint64_t reserved_bw;           /* what that reserves on all CPUs */

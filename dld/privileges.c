@@ -82,6 +82,16 @@ int privileges_check(const PrivilegeProbe *p, PrivilegeProblems *ret) {
                         "pool (cpu.dl_runtime_us); give it CapabilityBoundingSet=CAP_SYS_NICE (dld.service), "
                         "podman run --cap-add=SYS_NICE, or systemd-nspawn --capability=CAP_SYS_NICE",
                         p->cap_effective);
+        /* Not fatal: only units that schedule their own threads need it. */
+        if (r == 0 && p->caps_known == 1 && !(p->cap_effective & (UINT64_C(1) << PRIV_CAP_SYS_RESOURCE)))
+                r = add(&l, "CAP_SYS_RESOURCE", false,
+                        "dld lacks CAP_SYS_RESOURCE (effective set %#" PRIx64 "): it needs it to give the processes "
+                        "of a unit that schedules its own threads (X-DeadlinePromote=none, Delegate=yes: an nspawn "
+                        "machine) the deadline limits of its request (RLIMIT_DLRTIME, RLIMIT_DLDLINE), without "
+                        "which they cannot enter SCHED_DEADLINE; give it "
+                        "CapabilityBoundingSet=CAP_SYS_NICE CAP_SYS_RESOURCE (dld.service), podman run "
+                        "--cap-add=SYS_RESOURCE, or systemd-nspawn --capability=CAP_SYS_RESOURCE",
+                        p->cap_effective);
         if (r == 0 && p->userns_initial == 0)
                 r = add(&l, "user-namespace", true,
                         "dld runs in a user namespace other than the host's: the kernel asks for CAP_SYS_NICE in the "

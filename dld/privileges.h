@@ -37,7 +37,8 @@
 #include <sys/types.h>
 
 #define PRIV_SYSCTLS_MAX 4
-/* CAP_SYS_NICE's bit in the capability sets. */
+/* The capabilities' bits in the capability sets. */
+#define PRIV_CAP_SYS_RESOURCE 24
 #define PRIV_CAP_SYS_NICE 23
 
 typedef struct PrivilegeAccess {

@@ -215,12 +215,24 @@ static uint64_t group_free_bw(Manager *m, const char *group) {
  * unit whose threads are its own (PROMOTE_NONE: a delegated subtree) is
  * only counted: dld never switches nor moves a thread there, and a
  * subdivision made inside (child cgroups with their own
- * cpu.dl_runtime_us) stays the owner's. */
+ * cpu.dl_runtime_us) stays the owner's. Its processes get the deadline
+ * limits of the request instead, so that they may enter SCHED_DEADLINE
+ * themselves, within the reservation, without CAP_SYS_NICE. */
 static int service_threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
         ThreadCount c = {};
         int r;
 
         if (s->promote == PROMOTE_NONE) {
+                DeadlineLimits grant = deadline_limits_grant(&s->req);
+
+                r = threads_set_limits(m->kfs, s->cgroup, &grant, true);
+                if (r < 0 && !s->limits_warned) {
+                        log_warning("%s: cannot give the unit's processes the deadline limits of its request "
+                                    "(RLIMIT_DLRTIME %" PRIu64 "us, RLIMIT_DLDLINE %" PRIu64 "us): %s; "
+                                    "they need CAP_SYS_NICE to enter SCHED_DEADLINE",
+                                    s->unit, s->req.runtime_usec, s->req.deadline_usec, strerror(-r));
+                        s->limits_warned = true;
+                }
                 (void) threads_count(m->kfs, s->cgroup, &c);
                 r = 0;
         } else
@@ -231,8 +243,14 @@ static int service_threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
 }
 
 static void service_threads_to_normal(Manager *m, Service *s) {
-        if (s->promote == PROMOTE_NONE)
-                return;         /* not dld's to change: the unit's own deadline tasks stay */
+        if (s->promote == PROMOTE_NONE) {
+                /* Its own deadline tasks are not dld's to change: they stay, but
+                 * the limits go before the reservation does. */
+                DeadlineLimits none = deadline_limits_none();
+
+                (void) threads_set_limits(m->kfs, s->cgroup, &none, false);
+                return;
+        }
         threads_to_normal(m->kfs, s->cgroup, s->promote == PROMOTE_SUBTREE);
         s->threads_dl = 0;
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The threads of a unit's cgroup in and out of SCHED_DEADLINE. */
+#include <dlsched/rlimits.h>
+
 #include "log.h"
 #include "sched-util.h"
 #include "threads.h"
@@ -109,4 +111,42 @@ int threads_count(KernelFs *kfs, const char *cgroup, ThreadCount *ret_count) {
         }
         *ret_count = (ThreadCount) { .deadline = dl, .total = (unsigned) n };
         return 0;
+}
+
+static int get_limits(pid_t pid, DeadlineLimits *ret) {
+        if (prlimit(pid, DLSCHED_RLIMIT_DLDLINE, NULL, &ret->dldline) < 0 ||
+            prlimit(pid, DLSCHED_RLIMIT_DLRTIME, NULL, &ret->dlrtime) < 0)
+                return -errno;
+        return 0;
+}
+
+static int put_limits(pid_t pid, const DeadlineLimits *l) {
+        if (prlimit(pid, DLSCHED_RLIMIT_DLDLINE, &l->dldline, NULL) < 0 ||
+            prlimit(pid, DLSCHED_RLIMIT_DLRTIME, &l->dlrtime, NULL) < 0)
+                return -errno;
+        return 0;
+}
+
+int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits, bool widen) {
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+        int r, ret = 0;
+
+        r = kernelfs_cgroup_threads_all(kfs, cgroup, &tids, &n);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        /* Limits are a process's: its other threads then find them set. */
+        for (size_t i = 0; i < n; i++) {
+                DeadlineLimits have, want = *limits;
+
+                r = get_limits(tids[i], &have);
+                if (r == 0 && (widen ? !deadline_limits_widen(&have, limits, &want) :
+                                       !memcmp(&have, &want, sizeof(want))))
+                        continue;
+                if (r == 0)
+                        r = put_limits(tids[i], &want);
+                if (r < 0 && r != -ESRCH && ret == 0)
+                        ret = r;
+        }
+        return ret;
 }

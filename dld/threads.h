@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "dllimits.h"
 #include "dropin.h"
 #include "kernelfs.h"
 
@@ -32,3 +33,9 @@ void threads_to_normal(KernelFs *kfs, const char *cgroup, bool subtree);
  * those of them that are SCHED_DEADLINE: a unit whose threads are its own
  * business (X-DeadlinePromote=none, a delegated unit). */
 int threads_count(KernelFs *kfs, const char *cgroup, ThreadCount *ret_count);
+
+/* The deadline limits of every process in the cgroup's whole subtree
+ * (dllimits.h): widen, each process gets at least @limits; otherwise each
+ * gets exactly @limits. Returns 0 or the first error (-EPERM: dld lacks
+ * CAP_SYS_RESOURCE); processes that are gone are skipped. */
+int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits, bool widen);

@@ -6,14 +6,16 @@
 
 #define CAPS_ALL UINT64_C(0x1ffffffffff)
 #define CAPS_NICE (UINT64_C(1) << PRIV_CAP_SYS_NICE)
+#define CAPS_RESOURCE (UINT64_C(1) << PRIV_CAP_SYS_RESOURCE)
 
-/* What dld has under dld.service: root, CAP_SYS_NICE only, every file writable. */
+/* What dld has under dld.service: root, CAP_SYS_NICE and CAP_SYS_RESOURCE
+ * only, every file writable. */
 static PrivilegeProbe good(void) {
         PrivilegeProbe p = PRIVILEGE_PROBE_INIT;
 
         p.euid = 0;
         p.caps_known = 1;
-        p.cap_effective = CAPS_NICE;
+        p.cap_effective = CAPS_NICE | CAPS_RESOURCE;
         p.userns_initial = 1;
         p.pidns_initial = 1;
         p.cgroup = (PrivilegeAccess) { "/sys/fs/cgroup", 0 };
@@ -62,7 +64,10 @@ int main(void) {
         p.cap_effective = CAPS_ALL & ~CAPS_NICE;
         check(&p, 1, 1, "CAP_SYS_NICE", "lacks CAP_SYS_NICE", "no CAP_SYS_NICE");
         p.cap_effective = 0;
-        check(&p, 1, 1, "CAP_SYS_NICE", "--cap-add=SYS_NICE", "no capability at all: says how to add it");
+        check(&p, 1, 2, "CAP_SYS_NICE", "--cap-add=SYS_NICE", "no capability at all: says how to add it");
+        p.cap_effective = CAPS_NICE;
+        check(&p, 0, 1, "CAP_SYS_RESOURCE", "deadline limits of its request",
+              "no CAP_SYS_RESOURCE: a warning, dld starts");
         p.caps_known = 0;
         check(&p, 0, 0, NULL, NULL, "capabilities unknown: not reported");
 
@@ -134,7 +139,7 @@ int main(void) {
                 p.bus = -ECONNREFUSED;
                 p.journal = -ENOENT;
                 is_int(privileges_check(&p, &l), 8, "all missing: 8 fatal");
-                is_int(l.n, 9, "all missing: 9 problems");
+                is_int(l.n, 10, "all missing: 10 problems (CAP_SYS_RESOURCE and the journal warnings)");
                 summary = privileges_summary(&l);
                 is_str(summary, "root, CAP_SYS_NICE, user-namespace, pid-namespace, cgroup, sysctl, bus",
                        "the summary names each need once, no warning");

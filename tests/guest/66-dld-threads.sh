@@ -6,7 +6,7 @@
 # SCHED_DEADLINE and its fourth is refused by the kernel.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 24
+plan 33
 
 # deadline_procs CGROUP: how many of its processes run SCHED_DEADLINE.
 deadline_procs() {
@@ -73,4 +73,39 @@ systemctl stop t66-one t66-three
 rm -f "$fifo"
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
 is "stopping both gives media back what they held" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+
+# X-DeadlinePromote=none: an unprivileged service that schedules itself.
+# dld reserves, leaves its threads alone, and gives its processes the
+# request's deadline limits (RLIMIT_DLRTIME 2ms, RLIMIT_DLDLINE 20ms), so
+# that they need no CAP_SYS_NICE; back to none when dld releases it.
+out=/run/t66-own.out
+rm -f "$out" "$fifo"
+mkfifo -m 0666 "$fifo"
+# tries RUNTIME DEADLINE PERIOD (ns) for each line read: "ok" or the error's text
+cat > /run/t66-own.sh <<'OWN'
+#!/bin/bash
+while read -r rt dl pe < "$1"; do
+	if e=$(chrt -d -T "$rt" -D "$dl" -P "$pe" 0 true 2>&1); then echo ok; else echo "${e##*: }"; fi >> "$2"
+done
+OWN
+chmod 0755 /run/t66-own.sh
+make_service t66-own deadline-media.slice "/run/t66-own.sh $fifo $out" User=nobody \
+	X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlinePromote=none
+touch "$out" && chown nobody "$out"
+systemctl start t66-own
+wait_until 10 test "$(service_state t66-own.service)" = admitted
+is "promote none: admitted" "$(service_state t66-own.service)" admitted
+own=$(main_pid t66-own)
+limits() { grep -E '^(Min deadline|Max deadline runtime) ' "/proc/$1/limits" | tr -s ' ' | tr '\n' ';'; }
+is "  its process has the request's limits" "$(limits "$own")" "Min deadline 20000 20000 us;Max deadline runtime 2000 2000 us;"
+is "  and dld left it SCHED_OTHER" "$(policy_of "$own")" 0
+ask() { : > "$out"; echo "$*" > "$fifo"; wait_until 10 test -s "$out"; cat "$out"; }
+is "  as nobody it enters SCHED_DEADLINE 2ms/20ms itself" "$(ask 2000000 20000000 20000000)" ok
+is "  3ms: EPERM (past RLIMIT_DLRTIME)" "$(ask 3000000 20000000 20000000)" "Operation not permitted"
+is "  a 10ms deadline: EPERM (below RLIMIT_DLDLINE)" "$(ask 1000000 10000000 10000000)" "Operation not permitted"
+ok "  ReleaseUnit" dld_call ReleaseUnit s t66-own.service
+is "  the limits are taken back" "$(limits "$own")" "Min deadline unlimited unlimited us;Max deadline runtime 0 0 us;"
+is "  and 2ms/20ms is EPERM again" "$(ask 2000000 20000000 20000000)" "Operation not permitted"
+systemctl stop t66-own
+rm -f "$fifo" "$out" /run/t66-own.sh
 done_testing

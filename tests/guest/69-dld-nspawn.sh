@@ -23,7 +23,7 @@ t69_cleanup() {
 }
 trap t69_cleanup EXIT
 
-plan 21
+plan 30
 
 DLD_TEST_POLICY='{
   "system": { "sched_dl_runtime_us": 400000, "sched_dl_period_us": 1000000,
@@ -80,10 +80,27 @@ echo "rt2_beyond=$(w $cg/rt2/cpu.dl_runtime_us 3000)"
 echo "rt2_rest=$(w $cg/rt2/cpu.dl_runtime_us 2000)"
 echo "rt2_release=$(w $cg/rt2/cpu.dl_runtime_us -1)"
 echo "pool=$(w /proc/sys/kernel/sched_dl_runtime_us 900000)"
-# A deadline task in rt1: the kernel asks for CAP_SYS_NICE in the initial
-# user namespace (or the series' RLIMIT_DLRTIME), which the machine lacks.
+# Deadline tasks in rt1 (3ms/20ms on each CPU). The kernel asks for
+# CAP_SYS_NICE in the initial user namespace, which the machine lacks, or
+# the series' limits, which dld gave its processes: runtime up to 5ms,
+# deadline from 20ms.
 echo $$ > $cg/rt1/cgroup.procs
-echo "task=$(chrt -d -T 2000000 -P 20000000 0 true 2>&1 && echo ok)"
+echo "limits=$(grep -E '^(Min deadline|Max deadline runtime) ' /proc/self/limits | tr -s ' ' | tr '\n' ';')"
+# dl RUNTIME DEADLINE PERIOD (ns): "ok" or the error's text
+dl() { local e; if e=$(chrt -d -T "$1" -D "$2" -P "$3" 0 true 2>&1); then echo ok; else echo "${e##*: }"; fi; }
+# 5ms/20ms tasks that stay, until admission refuses one.
+tasks=()
+for i in 1 2 3 4 5 6 7 8; do
+	chrt -d -T 5000000 -D 20000000 -P 20000000 0 sleep 60 2> /tmp/chrt.err &
+	sleep 0.5
+	if kill -0 $! 2>/dev/null; then tasks+=($!); else echo "task_refused=$(sed 's/.*: //' /tmp/chrt.err)"; break; fi
+done
+echo "tasks=${#tasks[@]}"
+echo "task_policy=$(chrt -p "${tasks[0]}" 2>&1 | tr '\n' ';')"
+kill "${tasks[@]}" 2>/dev/null
+wait 2>/dev/null
+echo "task_long=$(dl 6000000 20000000 20000000)"
+echo "task_tight=$(dl 1000000 10000000 10000000)"
 echo $$ > $cg/init/cgroup.procs 2>/dev/null
 echo done
 mv /out/result.tmp /out/result
@@ -122,7 +139,7 @@ result=$(cat "$OUT/result" 2>/dev/null)
 diag "inside: $(echo "$result" | tr '\n' ';')"
 get() { echo "$result" | sed -n "s/^$1=//p"; }
 if [ "$DLSCHED_CGROUP" = v1 ] && [ "$(get rt1_period)" != ok ]; then
-	for i in $(seq 1 11); do skip "subdividing inside the machine" "cgroup v1: nspawn gives the machine no writable cpu controller: $(get rt1_period)"; done
+	for i in $(seq 1 16); do skip "subdividing inside the machine" "cgroup v1: nspawn gives the machine no writable cpu controller: $(get rt1_period)"; done
 else
 	is "inside: the machine's /sys/fs/cgroup is cgroup2" "$(get cgroupfs)" cgroup2fs
 	is "inside: the payload moves to a leaf" "$(get init)" ok
@@ -132,12 +149,38 @@ else
 	is "inside: the rest of the grant fits (2ms)" "$(get rt2_rest)" ok
 	is "inside: and is given back" "$(get rt2_release)" ok
 	like "inside: the pool is out of reach" "$(get pool)" "^(Read-only file system|Permission denied)$"
-	like "inside: a deadline task needs CAP_SYS_NICE of the initial user namespace" "$(get task)" "Operation not permitted"
+	is "inside: dld gave the processes the request's limits" "$(get limits)" \
+		"Min deadline 20000 20000 us;Max deadline runtime 5000 5000 us;"
+	# rt1 holds 3ms/20ms of each CPU: as many 5ms/20ms tasks as that holds.
+	is "inside: deadline tasks admitted up to the child's reservation" "$(get tasks)" \
+		$(( NCPUS * $(bw 3000 20000) / $(bw 5000 20000) ))
+	like "inside: and they run SCHED_DEADLINE 5ms/20ms" "$(get task_policy)" "SCHED_DEADLINE.*5000000/20000000/20000000"
+	is "inside: one more is refused: the child's reservation is full" "$(get task_refused)" "Device or resource busy"
+	is "inside: a runtime past RLIMIT_DLRTIME is EPERM" "$(get task_long)" "Operation not permitted"
+	is "inside: a deadline below RLIMIT_DLDLINE is EPERM" "$(get task_tight)" "Operation not permitted"
 	is "host: the child reservation is in the machine's subtree" "$(cgfile "$cg/payload/rt1" cpu.dl_runtime_us)" 3000
 	is "host: the unit's reservation unchanged" "$(cgfile "$cg" cpu.dl_runtime_us)" 5000
 fi
 is "media allocation still the machine's reservation alone" "$(cgfile $media cpu.dl_total_bw)" "$(( base_media + NCPUS * $(bw 5000 20000) ))"
 is "pool unchanged" "$(knob sched_dl_total_bw)" "$base_pool"
+
+# limits_of_subtree: the distinct deadline limits of the machine's processes.
+limits_of_subtree() {
+	local pid
+	for pid in $(cat $(find "$CPU_MOUNT$cg" -name cgroup.procs) 2>/dev/null); do
+		grep -E '^(Min deadline|Max deadline runtime) ' "/proc/$pid/limits" 2>/dev/null | tr -s ' ' | tr '\n' ';'
+		echo
+	done | sort -u | grep .
+}
+is "host: every process of the machine has the limits" "$(limits_of_subtree)" \
+	"Min deadline 20000 20000 us;Max deadline runtime 5000 5000 us;"
+# Released by hand, the machine keeps running: the limits go with the
+# reservation (the child's reservation first: the host's root may).
+echo -1 > "$CPU_MOUNT$cg/payload/rt1/cpu.dl_runtime_us" 2>/dev/null
+ok "ReleaseUnit of the running machine" dld_call ReleaseUnit s "$UNIT"
+is "the limits are taken back" "$(limits_of_subtree)" \
+	"Min deadline unlimited unlimited us;Max deadline runtime 0 0 us;"
+is "the unit's reservation released" "$(cgfile "$cg" cpu.dl_runtime_us)" -1
 systemctl stop "$UNIT"
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
 is "stopping the machine releases its bandwidth" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
