@@ -187,7 +187,7 @@ static void total_bw_offline_cpu(void)
 		ksft_test_result_skip("sched_dl_total_bw: no CPU to take offline\n");
 		return;
 	}
-	atexit(cpu_restore);
+	atexit(cpus_restore);
 	snprintf(buf, sizeof(buf), "%d", cpu);
 	err = set_online(false);
 	if (err) {

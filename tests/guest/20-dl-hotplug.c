@@ -125,7 +125,7 @@ int main(void)
 	if (cpu < 0)
 		ksft_exit_skip("no CPU but cpu0 can go offline\n");
 	ksft_print_msg("taking cpu%d offline\n", cpu);
-	atexit(cpu_restore);
+	atexit(cpus_restore);
 	/* Half of each CPU for deadline tasks, half for RT. */
 	set_dl_pool(500000, 500000);
 
@@ -176,7 +176,7 @@ int main(void)
 			 is("G", cg_total("G"), q * (n - 1)) && is("pool", pool_total(), q * (n - 1)),
 			 "a group that fits exactly on one CPU fewer: offline succeeds, G %lld, pool %lld\n",
 			 q * (n - 1), q * (n - 1));
-	err = offlined ? set_online(true) : 0;
+	err = cpu_down[the_cpu] ? set_online(true) : 0;
 	ksft_test_result(is("online errno", -err, 0) && is("online CPUs", cpus(), n) &&
 			 is("G", cg_total("G"), q * (n - 1)) && is("pool", pool_total(), q * n),
 			 "online again: the pool holds G's reservation on %lld CPUs again\n", n);

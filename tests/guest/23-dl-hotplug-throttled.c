@@ -57,17 +57,14 @@ static int throttled_demoted_runs(void)
 {
 	volatile unsigned long *count = mmap(NULL, sizeof(*count), PROT_READ | PROT_WRITE,
 					     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	char saved_path[sizeof(online_path)];
 	int attempt, result = -1;
 
 	if (count == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	memcpy(saved_path, online_path, sizeof(saved_path));
 	for (attempt = 0; attempt < 10 && result < 0; attempt++) {
 		struct sched_attr other = { .size = sizeof(other), .sched_policy = SCHED_OTHER };
 		unsigned long before, after;
 		uint64_t start;
-		long long on = 0;
 		pid_t pid;
 		int i, cpu;
 
@@ -88,9 +85,8 @@ static int throttled_demoted_runs(void)
 		before = *count;
 		usleep(50000);
 		cpu = last_cpu(pid);
-		snprintf(online_path, sizeof(online_path), CPU_DIR "/cpu%d/online", cpu);
-		if (!before || *count != before || cpu <= 0 || read_ll(online_path, &on) || on != 1 ||
-		    set_online(false)) {
+		if (!before || *count != before || cpu <= 0 || cpu_online_file(cpu) != 1 ||
+		    cpu_set_online(cpu, false)) {
 			ksft_print_msg("attempt %d: count %lu, last on cpu%d: again\n", attempt, before, cpu);
 			kill_child(pid);
 			continue;
@@ -105,11 +101,10 @@ static int throttled_demoted_runs(void)
 				       cpu, (now_ns() - start) / 1e6, before, after);
 			result = after > before;
 		}
-		if (set_online(true))
+		if (cpu_set_online(cpu, true))
 			ksft_exit_fail_msg("cpu%d online again: %s\n", cpu, strerror(errno));
 		kill_child(pid);
 	}
-	memcpy(online_path, saved_path, sizeof(online_path));
 	munmap((void *)count, sizeof(*count));
 	return result;
 }
@@ -137,7 +132,7 @@ int main(void)
 		ksft_exit_skip("one CPU: nothing to take offline\n");
 	if (pick_cpu() < 0)
 		ksft_exit_skip("no CPU but cpu0 can go offline\n");
-	atexit(cpu_restore);
+	atexit(cpus_restore);
 
 	rd_bw0 = rd_total_bw(0);
 	if (rd_bw0 < 0)

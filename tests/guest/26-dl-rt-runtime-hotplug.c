@@ -59,7 +59,7 @@ int main(void)
 	cpu = pick_cpu();
 	if (cpu < 0)
 		ksft_exit_skip("no CPU but cpu0 can go offline\n");
-	atexit(cpu_restore);
+	atexit(cpus_restore);
 	/* The deadline pool at half of each CPU leaves RT any runtime up to the other half. */
 	set_dl_pool(500000, 500000);
 	taint_before = kernel_tainted();

@@ -139,25 +139,6 @@ static pid_t start_task(const char *procs, int cpu, int *reported_cpu)
 	return pid;
 }
 
-/* A second CPU for the second step: its online file, back to 1 at exit. */
-static char second_path[64];
-static bool second_off;
-
-static void second_restore(void)
-{
-	if (second_off && !write_str(second_path, "1"))
-		second_off = false;
-}
-
-static int second_set_online(bool on)
-{
-	int err = write_str(second_path, on ? "1" : "0");
-
-	if (!err)
-		second_off = !on;
-	return err;
-}
-
 /* The task alive, SCHED_DEADLINE with its parameters, @cpu out of its affinity. */
 static bool task_fine(pid_t pid, int cpu)
 {
@@ -203,17 +184,10 @@ int main(void)
 	cpu = pick_cpu();
 	if (cpu < 0)
 		ksft_exit_skip("no CPU but cpu0 can go offline\n");
-	for (second = cpu - 1; second > 0; second--) {
-		long long on = 0;
-
-		snprintf(second_path, sizeof(second_path), CPU_DIR "/cpu%d/online", second);
-		if (!read_ll(second_path, &on) && on == 1)
-			break;
-	}
+	second = online_cpu_below(cpu);
 	if (second <= 0)
 		ksft_exit_skip("no second CPU but cpu0 can go offline\n");
-	atexit(cpu_restore);
-	atexit(second_restore);
+	atexit(cpus_restore);
 	taint = kernel_tainted();
 	if (taint < 0)
 		ksft_exit_fail_msg("cannot read /proc/sys/kernel/tainted\n");
@@ -241,7 +215,7 @@ int main(void)
 			 cpu);
 
 	/* Its root domain is now the default one, with no active CPU. */
-	if (second_set_online(false))
+	if (cpu_set_online(second, false))
 		ksft_exit_fail_msg("cpu%d offline: %s\n", second, strerror(errno));
 	usleep(500000);
 	ksft_test_result(task_fine(pid, second) && no_new_taint(taint, "second offline"),
@@ -272,7 +246,7 @@ int main(void)
 				 held, want, after, rd0);
 	}
 
-	if (second_set_online(true) || set_online(true))
+	if (cpu_set_online(second, true) || set_online(true))
 		ksft_exit_fail_msg("online again: %s\n", strerror(errno));
 	ksft_test_result(wait_total(NULL, 0) == 0 && rq_bw_zero(2000) && online_file() == 1 &&
 			 rd_total_bw(0) == rd0 && no_new_taint(taint, "online again"),
