@@ -13,10 +13,12 @@
  * container runs as normal tasks, the reason goes to stderr), and after a
  * release; 1 when the container must not start (a malformed annotation, a
  * refusal in a group whose on_refusal is "fail", dld unreachable, a cgroup
- * that is not a systemd scope) with the reason on stderr, which podman
- * shows; 2 for a usage error. */
+ * that is not a systemd scope) with the reason on stderr, in the journal,
+ * and in the runtime's log, from which podman shows it; 2 for a usage
+ * error. */
 #include <fcntl.h>
 #include <syslog.h>
+#include <time.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-journal.h>
 
@@ -29,11 +31,15 @@
 
 /* The container's ID, for the journal's copy of each line. */
 static const char *hook_container_id;
+/* The lines so far, "; "-separated after the first's prefix, for the
+ * runtime's log (runtime_log_errors()). */
+static char *hook_errors;
 
 /* One line on stderr, and the same in the journal (SYSLOG_IDENTIFIER=
  * dlsched-oci-hook, CONTAINER_ID=, CONTAINER_NAME=): a runtime need not
  * show a hook's stderr (podman 4.3 with crun 1.8 shows only crun's
- * "error executing hook ... (exit code: 1)"). */
+ * "error executing hook ... (exit code: 1)"); runtime_log_errors() puts
+ * them where podman looks. */
 static void error_line(const char *name, const char *fmt, ...) _printf_(2, 3);
 static void error_line(const char *name, const char *fmt, ...) {
         _cleanup_free_ char *msg = NULL;
@@ -53,6 +59,19 @@ static void error_line(const char *name, const char *fmt, ...) {
                                "CONTAINER_ID=%s", hook_container_id ?: "",
                                "CONTAINER_NAME=%s", name ?: "",
                                NULL);
+        if (!hook_errors)
+                r = asprintf(&hook_errors, PROGRAM ": %s%s%s", name ?: "", name ? ": " : "", msg);
+        else {
+                char *joined;
+
+                r = asprintf(&joined, "%s; %s", hook_errors, msg);
+                if (r >= 0) {
+                        free(hook_errors);
+                        hook_errors = joined;
+                }
+        }
+        if (r < 0)
+                hook_errors = NULL;
 }
 
 /* Reads all of fd, up to max bytes (more is -EFBIG). */
@@ -206,6 +225,40 @@ static pid_t parent_of(const char *proc, pid_t pid) {
         return ppid;
 }
 
+/*
+ * Podman shows, for a container that failed to start, the error its
+ * runtime logged (crun --log PATH --log-format json): one JSON object read
+ * from PATH. The runtime logs only "error executing hook" after a hook
+ * failed, so the hook's lines take the place of that file: the runtime
+ * keeps writing to the one it opened, now unlinked, and podman finds ours.
+ * Nothing happens when the parent is not such a runtime (the hook run by
+ * hand, another runtime, text logs).
+ */
+static void runtime_log_errors(void) {
+        const char *proc = getenv("DLSCHED_OCI_HOOK_PROC") ?: "/proc";
+        _cleanup_free_ char *path = NULL, *text = NULL, *log = NULL, *entry = NULL;
+        _cleanup_close_ int fd = -EBADF, out = -EBADF;
+        char now[sizeof("2026-12-05T06:50:17Z")];
+        time_t t = time(NULL);
+        struct tm tm;
+        size_t size;
+
+        if (!hook_errors || asprintf(&path, "%s/%d/cmdline", proc, (int) getppid()) < 0)
+                return;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || read_all(fd, 64 * 1024, &text, &size) < 0 || runtime_cmdline_log(text, size, &log) < 0)
+                return;
+        if (!gmtime_r(&t, &tm) || strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0 ||
+            runtime_log_entry(hook_errors, now, &entry) < 0)
+                return;
+        if (unlink(log) < 0 && errno != ENOENT)
+                return;
+        out = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        /* One small write: the entry is whole, or podman shows crun's fallback. */
+        if (out >= 0 && write(out, entry, strlen(entry)) < 0)
+                return;
+}
+
 /* The container's name from its monitor's command line (podman's conmon
  * runs the runtime, which runs the hook: an ancestor of ours), for a
  * runtime that puts no name in the annotations. NULL if none. */
@@ -269,5 +322,8 @@ int main(int argc, char *argv[]) {
         if (sd_bus_open_system(&bus) < 0)
                 bus = NULL;
         r = stage == OCI_HOOK_ADMIT ? admit(bus, &s, name) : release(bus, &s, name);
+        if (r < 0 && stage == OCI_HOOK_ADMIT)
+                runtime_log_errors();
+        free(hook_errors);
         return r < 0 ? 1 : 0;
 }

@@ -157,12 +157,14 @@ static const char *option_value(char **argv, size_t n, size_t *i, const char *sh
         return NULL;
 }
 
-int conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char **ret) {
-        _cleanup_free_ char **argv = NULL;
-        const char *name = NULL, *cid = NULL, *base;
+/* The arguments of a /proc/PID/cmdline (size bytes of NUL-terminated
+ * strings): *ret (allocated, NULL-terminated) points into cmdline. 0,
+ * -ENOENT for an empty or unterminated one, -ENOMEM. */
+static int cmdline_split(const char *cmdline, size_t size, char ***ret, size_t *ret_n) {
+        char **argv;
         size_t n = 0;
 
-        if (!cmdline || size == 0 || cmdline[size - 1] != 0 || !id)
+        if (!cmdline || size == 0 || cmdline[size - 1] != 0)
                 return -ENOENT;
         for (size_t off = 0; off < size; off += strlen(cmdline + off) + 1)
                 n++;
@@ -172,6 +174,61 @@ int conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char *
         n = 0;
         for (size_t off = 0; off < size; off += strlen(cmdline + off) + 1)
                 argv[n++] = (char *) cmdline + off;
+        *ret = argv;
+        *ret_n = n;
+        return 0;
+}
+
+int runtime_cmdline_log(const char *cmdline, size_t size, char **ret) {
+        _cleanup_free_ char **argv = NULL;
+        const char *log = NULL, *format = NULL;
+        size_t n;
+        int r;
+
+        r = cmdline_split(cmdline, size, &argv, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 1; i < n; i++) {
+                const char *v;
+
+                if ((v = option_value(argv, n, &i, NULL, "--log")))
+                        log = v;
+                else if ((v = option_value(argv, n, &i, NULL, "--log-format")))
+                        format = v;
+        }
+        if (!log || log[0] != '/' || !streq_ptr(format, "json"))
+                return -ENOENT;
+        *ret = strdup(log);
+        return *ret ? 0 : -ENOMEM;
+}
+
+int runtime_log_entry(const char *msg, const char *time, char **ret) {
+        json_object *o = json_object_new_object();
+        const char *text;
+        int r = -ENOMEM;
+
+        if (o && json_object_object_add(o, "msg", json_object_new_string(msg ?: "")) == 0 &&
+            json_object_object_add(o, "level", json_object_new_string("error")) == 0 &&
+            json_object_object_add(o, "time", json_object_new_string(time ?: "")) == 0) {
+                text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+                if (text && asprintf(ret, "%s\n", text) >= 0)
+                        r = 0;
+        }
+        json_object_put(o);
+        return r;
+}
+
+int conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char **ret) {
+        _cleanup_free_ char **argv = NULL;
+        const char *name = NULL, *cid = NULL, *base;
+        size_t n = 0;
+        int r;
+
+        if (!id)
+                return -ENOENT;
+        r = cmdline_split(cmdline, size, &argv, &n);
+        if (r < 0)
+                return r;
         base = strrchr(argv[0], '/');
         if (!streq_ptr(base ? base + 1 : argv[0], "conmon"))
                 return -ENOENT;

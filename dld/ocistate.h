@@ -50,6 +50,18 @@ const char *oci_state_annotation(const OciState *s, const char *key);
  * bytes). */
 const char *oci_state_name(const OciState *s, char *buf, size_t size);
 
+/* The log of the OCI runtime that runs the hook, from its command line
+ * (crun's and runc's global options "--log PATH" or "--log=PATH", with
+ * "--log-format json", as podman runs them): 0 and *ret (allocated), the
+ * absolute path; -ENOENT for any other command line; -ENOMEM. Podman reads
+ * the error it shows from there, not from a hook's stderr. */
+int runtime_cmdline_log(const char *cmdline, size_t size, char **ret);
+
+/* One entry of such a log, as the runtimes write it: a JSON object with
+ * "msg", "level" "error" and "time" (RFC 3339), and a newline. 0 and
+ * *ret (allocated), or -ENOMEM. */
+int runtime_log_entry(const char *msg, const char *time, char **ret);
+
 /* The container's name from its monitor's command line: podman sets no
  * annotation with the name, but runs conmon with "-n NAME" (or --name)
  * next to "-c ID" (--cid). cmdline: /proc/PID/cmdline, size bytes of

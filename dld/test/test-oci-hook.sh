@@ -82,6 +82,35 @@ expect "  admitted" 0 "admit-container $ID media-3 " cat "$tmp/fake.out"
 expect "refused in a group whose on_refusal is fail: exit 1, dld's reason" 1 \
 	'^dlsched-oci-hook: greedy-ctr: refused: the kernel refused the reservation for 1 thread of 50.00% of a CPU in /deadline.slice/deadline-media.slice/libpod-[0-9a-f]+.scope \(Device or resource busy\): 20.00% left in the group$' \
 	hook "$(state created 4242 greedy-ctr "$GOOD")"
+# Run by a runtime that logs JSON (crun --log-format=json --log PATH, as
+# podman runs it), whose log podman shows: the refusal takes the place of
+# the runtime's file, which the runtime keeps open.
+cat > "$tmp/runtime" <<'RUNTIME'
+#!/bin/bash
+# runtime LOG HOOK: a stand-in for crun, its command line in the fake /proc.
+mkdir -p "$DLSCHED_OCI_HOOK_PROC/$$"
+printf '/usr/bin/crun\0--systemd-cgroup\0--log-format=json\0--log\0%s\0create\0x\0' "$1" \
+	> "$DLSCHED_OCI_HOOK_PROC/$$/cmdline"
+exec 3>> "$1"
+echo '{"msg":"the runtime is running","level":"info"}' >&3
+"$2"
+rc=$?
+echo '{"msg":"error executing hook","level":"error"}' >&3
+exit $rc
+RUNTIME
+chmod +x "$tmp/runtime"
+expect "refused under a JSON-logging runtime: exit 1" 1 'greedy-ctr: refused: ' \
+	"$tmp/runtime" "$tmp/oci-log" "$H" <<< "$(state created 4242 greedy-ctr "$GOOD")"
+expect "  the runtime's log holds the refusal, one JSON object, as podman reads it" 0 \
+	'^\{"msg":"dlsched-oci-hook: greedy-ctr: refused: the kernel refused the reservation .* 20.00% left in the group","level":"error","time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"\}$' \
+	cat "$tmp/oci-log"
+expect "malformed under it: every line in the one message" 1 'malformed' \
+	"$tmp/runtime" "$tmp/oci-log2" "$H" <<< "$(state created 4242 c1 '"io.dlsched.runtime": "2xs", "io.dlsched.peroid": "20ms"')"
+expect "  joined with '; '" 0 \
+	'^\{"msg":"dlsched-oci-hook: c1: io.dlsched.runtime=2xs: not a time span \(expected systemd syntax such as 2ms or 500us\); io.dlsched.peroid: unknown annotation \(known: [^)]*\); malformed io.dlsched.\* annotations: the container does not start","level":"error",' \
+	cat "$tmp/oci-log2"
+expect "admitted under it: the runtime's log untouched" 0 '^\{"msg":"the runtime is running","level":"info"\}$' \
+	bash -c "\"$tmp/runtime\" \"$tmp/oci-log3\" \"$H\" <<< '$(state created 4242 media-4 "$GOOD")' && head -n 1 '$tmp/oci-log3'"
 expect "degraded: exit 0, the reason on stderr" 0 \
 	'^dlsched-oci-hook: degraded-ctr: deadline request degraded, the container runs as normal tasks: group "media" already holds its maximum of 2 services$' \
 	hook "$(state created 4242 degraded-ctr "$GOOD")"

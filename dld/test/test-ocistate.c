@@ -150,9 +150,45 @@ static void test_conmon(void) {
         is_int(conmon_cmdline_name(NULL, 0, "abc", &name), -ENOENT, "conmon: empty");
 }
 
+static void test_runtime_log(void) {
+        /* What podman 4.3 runs crun with (the guest's, shortened). */
+        static const char crun[] =
+                "/usr/bin/crun\0--systemd-cgroup\0--log-format=json\0--log\0/run/containers/x/userdata/oci-log\0"
+                "create\0--bundle\0/var/lib/containers/x/userdata\0--pid-file\0/run/p\0x";
+        char *path = NULL, *entry = NULL;
+
+        is_int(runtime_cmdline_log(CMDLINE(crun), &path), 0, "runtime log: crun as podman runs it");
+        is_str(path, "/run/containers/x/userdata/oci-log", "runtime log: the path after --log");
+        free(path);
+        path = NULL;
+        is_int(runtime_cmdline_log(CMDLINE("runc\0--log-format\0json\0--log=/l\0create"), &path), 0,
+               "runtime log: --log= and --log-format json");
+        is_str(path, "/l", "runtime log: the path after --log=");
+        free(path);
+        path = NULL;
+        is_int(runtime_cmdline_log(CMDLINE("crun\0--log=/l\0create"), &path), -ENOENT,
+               "runtime log: text format (no --log-format): left alone");
+        is_int(runtime_cmdline_log(CMDLINE("crun\0--log-format=text\0--log=/l"), &path), -ENOENT,
+               "runtime log: --log-format=text: left alone");
+        is_int(runtime_cmdline_log(CMDLINE("crun\0--log-format=json\0--log=oci-log"), &path), -ENOENT,
+               "runtime log: a relative path: left alone");
+        is_int(runtime_cmdline_log(CMDLINE("crun\0--log-format=json\0--log"), &path), -ENOENT,
+               "runtime log: --log without a value");
+        is_int(runtime_cmdline_log(CMDLINE("bash\0-c\0hook"), &path), -ENOENT, "runtime log: a shell");
+        is_int(runtime_cmdline_log(NULL, 0, &path), -ENOENT, "runtime log: empty");
+        ok(path == NULL, "runtime log: nothing allocated when refused");
+
+        is_int(runtime_log_entry("dlsched-oci-hook: c1: refused: \"media\" is full\n", "2026-12-05T06:50:17Z", &entry), 0,
+               "runtime log entry");
+        is_str(entry, "{\"msg\":\"dlsched-oci-hook: c1: refused: \\\"media\\\" is full\\n\",\"level\":\"error\","
+                      "\"time\":\"2026-12-05T06:50:17Z\"}\n", "runtime log entry: crun's format, escaped, one line");
+        free(entry);
+}
+
 int main(void) {
         tap_begin();
         test_conmon();
+        test_runtime_log();
         test_good();
         test_bad();
         test_size();

@@ -96,7 +96,7 @@ systemctl start t66-own
 wait_until 10 test "$(service_state t66-own.service)" = admitted
 is "promote none: admitted" "$(service_state t66-own.service)" admitted
 own=$(main_pid t66-own)
-limits() { grep -E '^(Min deadline|Max deadline runtime) ' "/proc/$1/limits" | tr -s ' ' | tr '\n' ';'; }
+limits() { awk '/^(Min deadline|Max deadline runtime) / { $1 = $1; printf "%s;", $0 }' "/proc/$1/limits"; }
 is "  its process has the request's limits" "$(limits "$own")" "Min deadline 20000 20000 us;Max deadline runtime 2000 2000 us;"
 is "  and dld left it SCHED_OTHER" "$(policy_of "$own")" 0
 ask() { : > "$out"; echo "$*" > "$fifo"; wait_until 10 test -s "$out"; cat "$out"; }

@@ -85,7 +85,7 @@ echo "pool=$(w /proc/sys/kernel/sched_dl_runtime_us 900000)"
 # the series' limits, which dld gave its processes: runtime up to 5ms,
 # deadline from 20ms.
 echo $$ > $cg/rt1/cgroup.procs
-echo "limits=$(grep -E '^(Min deadline|Max deadline runtime) ' /proc/self/limits | tr -s ' ' | tr '\n' ';')"
+echo "limits=$(awk '/^(Min deadline|Max deadline runtime) / { $1 = $1; printf "%s;", $0 }' /proc/self/limits)"
 # dl RUNTIME DEADLINE PERIOD (ns): "ok" or the error's text
 dl() { local e; if e=$(chrt -d -T "$1" -D "$2" -P "$3" 0 true 2>&1); then echo ok; else echo "${e##*: }"; fi; }
 # 5ms/20ms tasks that stay, until admission refuses one.
@@ -168,7 +168,7 @@ is "pool unchanged" "$(knob sched_dl_total_bw)" "$base_pool"
 limits_of_subtree() {
 	local pid
 	for pid in $(cat $(find "$CPU_MOUNT$cg" -name cgroup.procs) 2>/dev/null); do
-		grep -E '^(Min deadline|Max deadline runtime) ' "/proc/$pid/limits" 2>/dev/null | tr -s ' ' | tr '\n' ';'
+		awk '/^(Min deadline|Max deadline runtime) / { $1 = $1; printf "%s;", $0 }' "/proc/$pid/limits" 2>/dev/null
 		echo
 	done | sort -u | grep .
 }
@@ -176,7 +176,7 @@ is "host: every process of the machine has the limits" "$(limits_of_subtree)" \
 	"Min deadline 20000 20000 us;Max deadline runtime 5000 5000 us;"
 # Released by hand, the machine keeps running: the limits go with the
 # reservation (the child's reservation first: the host's root may).
-echo -1 > "$CPU_MOUNT$cg/payload/rt1/cpu.dl_runtime_us" 2>/dev/null
+[ -e "$CPU_MOUNT$cg/payload/rt1" ] && echo -1 > "$CPU_MOUNT$cg/payload/rt1/cpu.dl_runtime_us"
 ok "ReleaseUnit of the running machine" dld_call ReleaseUnit s "$UNIT"
 is "the limits are taken back" "$(limits_of_subtree)" \
 	"Min deadline unlimited unlimited us;Max deadline runtime 0 0 us;"
