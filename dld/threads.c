@@ -127,10 +127,11 @@ static int put_limits(pid_t pid, const DeadlineLimits *l) {
         return 0;
 }
 
-int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits, bool widen) {
+/* One pass over the subtree: the number of processes changed, or the first error. */
+static int set_limits_once(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits, bool widen) {
         _cleanup_free_ pid_t *tids = NULL;
         size_t n = 0;
-        int r, ret = 0;
+        int r, changed = 0, ret = 0;
 
         r = kernelfs_cgroup_threads_all(kfs, cgroup, &tids, &n);
         if (r < 0)
@@ -145,8 +146,24 @@ int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *
                         continue;
                 if (r == 0)
                         r = put_limits(tids[i], &want);
-                if (r < 0 && r != -ESRCH && ret == 0)
+                if (r == 0)
+                        changed++;
+                else if (r != -ESRCH && ret == 0)
                         ret = r;
         }
-        return ret;
+        return ret < 0 ? ret : changed;
+}
+
+int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits, bool widen) {
+        int r = 0;
+
+        /* A process forked while a pass ran may have copied the limits
+         * from a parent the pass had not reached yet: taking them back,
+         * pass again until one changes nothing (a fork bomb is bounded). */
+        for (int pass = 0; pass < (widen ? 1 : 8); pass++) {
+                r = set_limits_once(kfs, cgroup, limits, widen);
+                if (r <= 0)
+                        break;
+        }
+        return r < 0 ? r : 0;
 }
