@@ -85,7 +85,15 @@ echo "pool=$(w /proc/sys/kernel/sched_dl_runtime_us 900000)"
 # the series' limits, which dld gave its processes: runtime up to 5ms,
 # deadline from 20ms.
 echo $$ > $cg/rt1/cgroup.procs
-echo "limits=$(awk '/^(Min deadline|Max deadline runtime) / { $1 = $1; printf "%s;", $0 }' /proc/self/limits)"
+# (The machine has no /etc/alternatives, so no awk: bash splits the lines.)
+limits() {
+	local l
+	while read -r l; do
+		# shellcheck disable=SC2086
+		case $l in "Min deadline "* | "Max deadline runtime "*) set -- $l; printf '%s;' "$*";; esac
+	done < /proc/self/limits
+}
+echo "limits=$(limits)"
 # dl RUNTIME DEADLINE PERIOD (ns): "ok" or the error's text
 dl() { local e; if e=$(chrt -d -T "$1" -D "$2" -P "$3" 0 true 2>&1); then echo ok; else echo "${e##*: }"; fi; }
 # 5ms/20ms tasks that stay, until admission refuses one.

@@ -4,8 +4,8 @@
 # admit its scope, libpod-ID.scope in deadline-media.slice (group "media"),
 # before IMAGE's command runs; every thread of the container then runs
 # SCHED_DEADLINE 2ms/20ms. A refusal in a group whose on_refusal is "fail"
-# fails podman run (status 126, "error executing hook"); the reason is in
-# the journal: journalctl -t dlsched-oci-hook CONTAINER_NAME=media-1.
+# fails podman run (status 126) with the reason on its stderr; it is in the
+# journal too: journalctl -t dlsched-oci-hook CONTAINER_NAME=media-1.
 # Tested in the guest by tests/guest/68-dld-containers.sh.
 set -e
 IMAGE=${1:?usage: podman-media-container.sh IMAGE [COMMAND...]}
