@@ -225,7 +225,7 @@ static int service_threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
         if (s->promote == PROMOTE_NONE) {
                 DeadlineLimits grant = deadline_limits_grant(&s->req);
 
-                r = threads_set_limits(m->kfs, s->cgroup, &grant, true);
+                r = threads_count(m->kfs, s->cgroup, &grant, &c);
                 if (r < 0 && !s->limits_warned) {
                         log_warning("%s: cannot give the unit's processes the deadline limits of its request "
                                     "(RLIMIT_DLRTIME %" PRIu64 "us, RLIMIT_DLDLINE %" PRIu64 "us): %s; "
@@ -233,7 +233,6 @@ static int service_threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid) {
                                     s->unit, s->req.runtime_usec, s->req.deadline_usec, strerror(-r));
                         s->limits_warned = true;
                 }
-                (void) threads_count(m->kfs, s->cgroup, &c);
                 r = 0;
         } else
                 r = threads_to_deadline(m->kfs, s->cgroup, s->promote == PROMOTE_SUBTREE, s->unit, &s->req, &c, ret_tid);
@@ -248,7 +247,7 @@ static void service_threads_to_normal(Manager *m, Service *s) {
                  * the limits go before the reservation does. */
                 DeadlineLimits none = deadline_limits_none();
 
-                (void) threads_set_limits(m->kfs, s->cgroup, &none, false);
+                (void) threads_set_limits(m->kfs, s->cgroup, &none);
                 return;
         }
         threads_to_normal(m->kfs, s->cgroup, s->promote == PROMOTE_SUBTREE);

@@ -93,26 +93,6 @@ int threads_to_deadline(KernelFs *kfs, const char *cgroup, bool subtree, const c
         return 0;
 }
 
-int threads_count(KernelFs *kfs, const char *cgroup, ThreadCount *ret_count) {
-        _cleanup_free_ pid_t *tids = NULL;
-        size_t n = 0;
-        unsigned dl = 0;
-        int r;
-
-        *ret_count = (ThreadCount) {};
-        r = kernelfs_cgroup_threads_all(kfs, cgroup, &tids, &n);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        for (size_t i = 0; i < n; i++) {
-                DlSchedAttr a;
-
-                if (sched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
-                        dl++;
-        }
-        *ret_count = (ThreadCount) { .deadline = dl, .total = (unsigned) n };
-        return 0;
-}
-
 static int get_limits(pid_t pid, DeadlineLimits *ret) {
         if (prlimit(pid, DLSCHED_RLIMIT_DLDLINE, NULL, &ret->dldline) < 0 ||
             prlimit(pid, DLSCHED_RLIMIT_DLRTIME, NULL, &ret->dlrtime) < 0)
@@ -127,15 +107,10 @@ static int put_limits(pid_t pid, const DeadlineLimits *l) {
         return 0;
 }
 
-/* One pass over the subtree: the number of processes changed, or the first error. */
-static int set_limits_once(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits, bool widen) {
-        _cleanup_free_ pid_t *tids = NULL;
-        size_t n = 0;
+/* One pass over tids: the number of processes changed, or the first error. */
+static int set_limits_of(const pid_t *tids, size_t n, const DeadlineLimits *limits, bool widen) {
         int r, changed = 0, ret = 0;
 
-        r = kernelfs_cgroup_threads_all(kfs, cgroup, &tids, &n);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
         /* Limits are a process's: its other threads then find them set. */
         for (size_t i = 0; i < n; i++) {
                 DeadlineLimits have, want = *limits;
@@ -154,16 +129,43 @@ static int set_limits_once(KernelFs *kfs, const char *cgroup, const DeadlineLimi
         return ret < 0 ? ret : changed;
 }
 
-int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits, bool widen) {
+int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits) {
         int r = 0;
 
         /* A process forked while a pass ran may have copied the limits
-         * from a parent the pass had not reached yet: taking them back,
-         * pass again until one changes nothing (a fork bomb is bounded). */
-        for (int pass = 0; pass < (widen ? 1 : 8); pass++) {
-                r = set_limits_once(kfs, cgroup, limits, widen);
+         * from a parent the pass had not reached yet: pass again until one
+         * changes nothing (a fork bomb is bounded). */
+        for (int pass = 0; pass < 8; pass++) {
+                _cleanup_free_ pid_t *tids = NULL;
+                size_t n = 0;
+
+                r = kernelfs_cgroup_threads_all(kfs, cgroup, &tids, &n);
+                if (r < 0)
+                        return r == -ENOENT ? 0 : r;
+                r = set_limits_of(tids, n, limits, false);
                 if (r <= 0)
                         break;
         }
+        return r < 0 ? r : 0;
+}
+
+int threads_count(KernelFs *kfs, const char *cgroup, const DeadlineLimits *grant, ThreadCount *ret_count) {
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+        unsigned dl = 0;
+        int r;
+
+        *ret_count = (ThreadCount) {};
+        r = kernelfs_cgroup_threads_all(kfs, cgroup, &tids, &n);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n; i++) {
+                DlSchedAttr a;
+
+                if (sched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
+                        dl++;
+        }
+        *ret_count = (ThreadCount) { .deadline = dl, .total = (unsigned) n };
+        r = grant ? set_limits_of(tids, n, grant, true) : 0;
         return r < 0 ? r : 0;
 }

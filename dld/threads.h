@@ -29,13 +29,15 @@ int threads_to_deadline(KernelFs *kfs, const char *cgroup, bool subtree, const c
 /* The cgroup's SCHED_DEADLINE threads back to SCHED_OTHER. */
 void threads_to_normal(KernelFs *kfs, const char *cgroup, bool subtree);
 
-/* Counts, changing nothing, the threads of the cgroup's whole subtree and
- * those of them that are SCHED_DEADLINE: a unit whose threads are its own
- * business (X-DeadlinePromote=none, a delegated unit). */
-int threads_count(KernelFs *kfs, const char *cgroup, ThreadCount *ret_count);
+/* Counts the threads of the cgroup's whole subtree and those of them that
+ * are SCHED_DEADLINE, switching none: a unit whose threads are its own
+ * business (X-DeadlinePromote=none, a delegated unit). Each of their
+ * processes that lacks some of @grant (dllimits.h; NULL: none) gets it.
+ * Returns 0 or the first error setting limits (-EPERM: dld lacks
+ * CAP_SYS_RESOURCE); the count is made either way. */
+int threads_count(KernelFs *kfs, const char *cgroup, const DeadlineLimits *grant, ThreadCount *ret_count);
 
-/* The deadline limits of every process in the cgroup's whole subtree
- * (dllimits.h): widen, each process gets at least @limits; otherwise each
- * gets exactly @limits. Returns 0 or the first error (-EPERM: dld lacks
- * CAP_SYS_RESOURCE); processes that are gone are skipped. */
-int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits, bool widen);
+/* Every process of the cgroup's whole subtree gets exactly @limits (the
+ * kernel's defaults, to take a grant back). Returns 0 or the first error;
+ * processes that are gone are skipped. */
+int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits);
