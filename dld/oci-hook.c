@@ -43,6 +43,7 @@ static char *hook_errors;
 static void error_line(const char *name, const char *fmt, ...) _printf_(2, 3);
 static void error_line(const char *name, const char *fmt, ...) {
         _cleanup_free_ char *msg = NULL;
+        char *joined;
         va_list ap;
         int r;
 
@@ -59,19 +60,14 @@ static void error_line(const char *name, const char *fmt, ...) {
                                "CONTAINER_ID=%s", hook_container_id ?: "",
                                "CONTAINER_NAME=%s", name ?: "",
                                NULL);
-        if (!hook_errors)
-                r = asprintf(&hook_errors, PROGRAM ": %s%s%s", name ?: "", name ? ": " : "", msg);
-        else {
-                char *joined;
-
+        if (hook_errors)
                 r = asprintf(&joined, "%s; %s", hook_errors, msg);
-                if (r >= 0) {
-                        free(hook_errors);
-                        hook_errors = joined;
-                }
+        else
+                r = asprintf(&joined, PROGRAM ": %s%s%s", name ?: "", name ? ": " : "", msg);
+        if (r >= 0) {
+                free(hook_errors);
+                hook_errors = joined;
         }
-        if (r < 0)
-                hook_errors = NULL;
 }
 
 /* Reads all of fd, up to max bytes (more is -EFBIG). */
@@ -206,18 +202,28 @@ static int release(sd_bus *bus, const OciState *s, const char *name) {
         return r;
 }
 
-/* The parent of pid from proc/PID/stat (0: unknown). */
-static pid_t parent_of(const char *proc, pid_t pid) {
-        _cleanup_free_ char *path = NULL, *text = NULL;
+/* /proc/PID/FILE, up to max bytes ($DLSCHED_OCI_HOOK_PROC: another
+ * /proc, for the host tests). 0, or -errno. */
+static int read_proc(pid_t pid, const char *file, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *path = NULL;
         _cleanup_close_ int fd = -EBADF;
+
+        if (asprintf(&path, "%s/%d/%s", getenv("DLSCHED_OCI_HOOK_PROC") ?: "/proc", (int) pid, file) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        return read_all(fd, max, ret, ret_size);
+}
+
+/* The parent of pid from proc/PID/stat (0: unknown). */
+static pid_t parent_of(pid_t pid) {
+        _cleanup_free_ char *text = NULL;
         const char *p;
         size_t size;
         int ppid;
 
-        if (asprintf(&path, "%s/%d/stat", proc, (int) pid) < 0)
-                return 0;
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || read_all(fd, 4096, &text, &size) < 0)
+        if (read_proc(pid, "stat", 4096, &text, &size) < 0)
                 return 0;
         p = strrchr(text, ')');
         if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
@@ -235,18 +241,15 @@ static pid_t parent_of(const char *proc, pid_t pid) {
  * hand, another runtime, text logs).
  */
 static void runtime_log_errors(void) {
-        const char *proc = getenv("DLSCHED_OCI_HOOK_PROC") ?: "/proc";
-        _cleanup_free_ char *path = NULL, *text = NULL, *log = NULL, *entry = NULL;
-        _cleanup_close_ int fd = -EBADF, out = -EBADF;
+        _cleanup_free_ char *text = NULL, *log = NULL, *entry = NULL;
+        _cleanup_close_ int out = -EBADF;
         char now[sizeof("2026-12-05T06:50:17Z")];
         time_t t = time(NULL);
         struct tm tm;
         size_t size;
 
-        if (!hook_errors || asprintf(&path, "%s/%d/cmdline", proc, (int) getppid()) < 0)
-                return;
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || read_all(fd, 64 * 1024, &text, &size) < 0 || runtime_cmdline_log(text, size, &log) < 0)
+        if (!hook_errors || read_proc(getppid(), "cmdline", 64 * 1024, &text, &size) < 0 ||
+            runtime_cmdline_log(text, size, &log) < 0)
                 return;
         if (!gmtime_r(&t, &tm) || strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0 ||
             runtime_log_entry(hook_errors, now, &entry) < 0)
@@ -263,22 +266,17 @@ static void runtime_log_errors(void) {
  * runs the runtime, which runs the hook: an ancestor of ours), for a
  * runtime that puts no name in the annotations. NULL if none. */
 static char *monitor_name(const char *id) {
-        const char *proc = getenv("DLSCHED_OCI_HOOK_PROC") ?: "/proc";
         pid_t pid = getppid();
 
         for (int depth = 0; depth < 8 && pid > 1; depth++) {
-                _cleanup_free_ char *path = NULL, *text = NULL, *name = NULL;
-                _cleanup_close_ int fd = -EBADF;
+                _cleanup_free_ char *text = NULL, *name = NULL;
                 size_t size;
 
-                if (asprintf(&path, "%s/%d/cmdline", proc, (int) pid) < 0)
-                        return NULL;
-                fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0 || read_all(fd, 64 * 1024, &text, &size) < 0)
+                if (read_proc(pid, "cmdline", 64 * 1024, &text, &size) < 0)
                         return NULL;
                 if (conmon_cmdline_name(text, size, id, &name) == 0)
                         return TAKE_PTR(name);
-                pid = parent_of(proc, pid);
+                pid = parent_of(pid);
         }
         return NULL;
 }
