@@ -96,15 +96,14 @@ systemctl start t66-own
 wait_until 10 test "$(service_state t66-own.service)" = admitted
 is "promote none: admitted" "$(service_state t66-own.service)" admitted
 own=$(main_pid t66-own)
-limits() { awk '/^(Min deadline|Max deadline runtime) / { $1 = $1; printf "%s;", $0 }' "/proc/$1/limits"; }
-is "  its process has the request's limits" "$(limits "$own")" "Min deadline 20000 20000 us;Max deadline runtime 2000 2000 us;"
+is "  its process has the request's limits" "$(dl_limits "$own")" "Min deadline 20000 20000 us;Max deadline runtime 2000 2000 us;"
 is "  and dld left it SCHED_OTHER" "$(policy_of "$own")" 0
 ask() { : > "$out"; echo "$*" > "$fifo"; wait_until 10 test -s "$out"; cat "$out"; }
 is "  as nobody it enters SCHED_DEADLINE 2ms/20ms itself" "$(ask 2000000 20000000 20000000)" ok
 is "  3ms: EPERM (past RLIMIT_DLRTIME)" "$(ask 3000000 20000000 20000000)" "Operation not permitted"
 is "  a 10ms deadline: EPERM (below RLIMIT_DLDLINE)" "$(ask 1000000 10000000 10000000)" "Operation not permitted"
 ok "  ReleaseUnit" dld_call ReleaseUnit s t66-own.service
-is "  the limits are taken back" "$(limits "$own")" "Min deadline unlimited unlimited us;Max deadline runtime 0 0 us;"
+is "  the limits are taken back" "$(dl_limits "$own")" "Min deadline unlimited unlimited us;Max deadline runtime 0 0 us;"
 is "  and 2ms/20ms is EPERM again" "$(ask 2000000 20000000 20000000)" "Operation not permitted"
 systemctl stop t66-own
 rm -f "$fifo" "$out" /run/t66-own.sh

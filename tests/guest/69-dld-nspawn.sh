@@ -176,7 +176,7 @@ is "pool unchanged" "$(knob sched_dl_total_bw)" "$base_pool"
 limits_of_subtree() {
 	local pid
 	for pid in $(cat $(find "$CPU_MOUNT$cg" -name cgroup.procs) 2>/dev/null); do
-		awk '/^(Min deadline|Max deadline runtime) / { $1 = $1; printf "%s;", $0 }' "/proc/$pid/limits" 2>/dev/null
+		dl_limits "$pid"
 		echo
 	done | sort -u | grep .
 }
