@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -67,6 +68,7 @@ Manager *manager_free(Manager *m) {
         /* Forget, do not release: reservations outlive dld. */
         manager_forget_services(m);
         sd_event_source_unref(m->poll_source);
+        sd_event_source_unref(m->trim_source);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         kernelfs_free(m->kfs);
@@ -280,6 +282,9 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         manager_sync_threads(m);
+        /* Nothing to follow: no wakeups until a service is admitted. */
+        if (!manager_needs_poll(m))
+                return sd_event_source_set_enabled(s, SD_EVENT_OFF);
         (void) sd_event_source_set_time(s, usec + m->poll_usec);
         return 0;
 }
@@ -300,6 +305,39 @@ static void handle_state(Manager *m, const char *unit, const char *state) {
                 manager_unit_inactive(m, unit);
 }
 
+/* Many units starting or stopping at once send thousands of
+ * PropertiesChanged signals (each unit's, and its slice's and targets'),
+ * queued while dld waits for a reply from systemd: a few MB of heap that
+ * glibc keeps once freed. Hand it back when the burst is over. */
+#define TRIM_DELAY_USEC USEC_PER_SEC
+
+static int on_trim(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        uint64_t queued = 0;
+
+        (void) usec;
+        if (sd_bus_get_n_queued_read(m->bus, &queued) >= 0 && queued > 0) {
+                (void) sd_event_source_set_time_relative(s, TRIM_DELAY_USEC);
+                return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
+        (void) malloc_trim(0);
+        return 0;
+}
+
+static void trim_after_burst(Manager *m) {
+        int enabled = SD_EVENT_OFF;
+
+        if (!m->trim_source) {
+                (void) sd_event_add_time_relative(m->event, &m->trim_source, CLOCK_MONOTONIC, TRIM_DELAY_USEC,
+                                                  USEC_PER_SEC / 10, on_trim, m);
+                return;
+        }
+        if (sd_event_source_get_enabled(m->trim_source, &enabled) < 0 || enabled != SD_EVENT_OFF)
+                return;         /* armed already */
+        if (sd_event_source_set_time_relative(m->trim_source, TRIM_DELAY_USEC) >= 0)
+                (void) sd_event_source_set_enabled(m->trim_source, SD_EVENT_ONESHOT);
+}
+
 /* PropertiesChanged of org.freedesktop.systemd1.Unit: only ActiveState matters. */
 static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
         Manager *m = userdata;
@@ -308,6 +346,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         int r;
 
         (void) ret_error;
+        trim_after_burst(m);
         if (!path || sd_bus_path_decode(path, SYSTEMD_UNIT_PREFIX, &unit) <= 0)
                 return 0;
         r = sd_bus_message_read(msg, "s", &iface);

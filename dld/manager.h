@@ -67,6 +67,7 @@ typedef struct Manager {
         size_t n_services;
         uint64_t poll_usec;
         sd_event_source *poll_source;
+        sd_event_source *trim_source;   /* malloc_trim() after a burst of signals */
         bool dl_groups;         /* the kernel has cpu.dl_runtime_us */
         bool policy_restored;   /* started with the copy in run_dir/applied */
         bool privileges_missing; /* manager_start() refused: a need is missing (privileges.h) */

@@ -408,7 +408,8 @@ static int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error 
 
         /* The unit's cgroup needs the cpu controller: ask systemd for it. */
         r = wait_for_dl_file(m->kfs, s->cgroup, 0);
-        if (r == -ENOENT && systemd_set_cpu_weight(m->bus, s->unit) >= 0)
+        /* No cgroup at all: the unit stopped meanwhile (checked below). */
+        if (r == -ENOENT && kernelfs_cgroup_exists(m->kfs, s->cgroup) && systemd_set_cpu_weight(m->bus, s->unit) >= 0)
                 r = wait_for_dl_file(m->kfs, s->cgroup, 2 * USEC_PER_SEC);
         if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
                 (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
@@ -450,6 +451,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error 
         }
 
         s->state = SERVICE_ADMITTED;
+        manager_poll_wake(m);
         free(s->reason);
         s->reason = NULL;
         journal_admitted(s, group_free_bw(m, s->group));
@@ -785,6 +787,7 @@ static int container_new(Manager *m, const char *id, const char *name, const cha
                 service_forget(m, s);
                 return -ENOMEM;
         }
+        manager_poll_wake(m);
         *ret = s;
         return 0;
 }
@@ -946,6 +949,25 @@ void manager_sync_threads(Manager *m) {
                         continue;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, group_free_bw(m, s->group), !s->manual);
         }
+}
+
+bool manager_needs_poll(Manager *m) {
+        for (size_t i = 0; i < m->n_services; i++)
+                if (m->services[i]->state == SERVICE_ADMITTED || m->services[i]->container_id)
+                        return true;
+        return false;
+}
+
+void manager_poll_wake(Manager *m) {
+        uint64_t now;
+        int enabled = SD_EVENT_OFF;
+
+        if (!m->poll_source || sd_event_source_get_enabled(m->poll_source, &enabled) < 0 || enabled != SD_EVENT_OFF)
+                return;
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
+            sd_event_source_set_time(m->poll_source, now + m->poll_usec) < 0 ||
+            sd_event_source_set_enabled(m->poll_source, SD_EVENT_ON) < 0)
+                log_warning("cannot start the thread poll: new threads wait for the next admission");
 }
 
 static bool is_service_cgroup(Manager *m, const char *cgroup) {

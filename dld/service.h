@@ -55,6 +55,11 @@ void manager_forget_services(Manager *m);
 
 /* Re-checks the threads of every admitted service (timer). */
 void manager_sync_threads(Manager *m);
+/* The thread poll (manager.c) runs only while a service is admitted or a
+ * container followed: an idle dld never wakes. manager_needs_poll() says
+ * whether it has anything to do; manager_poll_wake() restarts it. */
+bool manager_needs_poll(Manager *m);
+void manager_poll_wake(Manager *m);
 
 /* Releases reservations in group slices that belong to no admitted service. */
 void manager_release_orphans(Manager *m);

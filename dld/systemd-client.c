@@ -117,11 +117,19 @@ int systemd_stop_unit(sd_bus *bus, const char *unit) {
 }
 
 int wait_for_dl_file(KernelFs *kfs, const char *cgroup, uint64_t timeout_usec) {
+        bool existed = false;
+
         for (uint64_t waited = 0;; waited += 10000) {
                 int64_t v;
                 int r = kernelfs_cgroup_read(kfs, cgroup, "cpu.dl_runtime_us", &v);
 
                 if (r != -ENOENT || waited >= timeout_usec)
+                        return r;
+                /* Removed after it was there: its unit stopped, and the
+                 * event loop should not sit out the timeout for it. */
+                if (kernelfs_cgroup_exists(kfs, cgroup))
+                        existed = true;
+                else if (existed)
                         return r;
                 /* systemd realizes cgroups from its own event loop: give it time. */
                 usleep(10000);

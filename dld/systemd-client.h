@@ -42,5 +42,6 @@ int systemd_set_cpu_weight(sd_bus *bus, const char *unit);
 int systemd_start_unit(sd_bus *bus, const char *unit);
 int systemd_stop_unit(sd_bus *bus, const char *unit);
 
-/* Waits (up to timeout) until cgroup has cpu.dl_runtime_us. */
+/* Waits (up to timeout) until cgroup has cpu.dl_runtime_us; -ENOENT at once
+ * when the cgroup, seen before, is removed (its unit stopped). */
 int wait_for_dl_file(KernelFs *kfs, const char *cgroup, uint64_t timeout_usec);

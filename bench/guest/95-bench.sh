@@ -13,7 +13,8 @@
 #          same over-subscribed with admission control off
 #   dld    part 3: dld's promotion latency against systemd's
 #          CPUSchedulingPolicy=fifo
-#   foot   part 4: dld's RSS and CPU, start/stop cycles (20, QUICK 3, or
+#   foot   part 4: dld's RSS and CPU, idle and through 1000 service
+#          start/stop cycles (20 services, 50 rounds; QUICK 60, or
 #          dlsched.bench_cycles=N), dlconf status
 #   depth  part 5: reservation write and setattr cost, depth 1 to 16
 . /usr/lib/dlsched/tap.sh
@@ -221,7 +222,7 @@ part_dld() {
 
 dld_pid() { systemctl show -P MainPID dld.service; }
 cpu_ticks() { local s; read -r s < "/proc/$1/stat"; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
-rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+rss_kb() { awk -v k="${2:-VmRSS}:" '$1 == k {print $2}' "/proc/$1/status"; }
 total_bw() { cat /sys/fs/cgroup/dlbench.slice/cpu.dl_total_bw 2>/dev/null || echo -1; }
 wait_admitted() {	# UNITS...: until each unit's processes run SCHED_DEADLINE
 	local u pid left tries
@@ -237,9 +238,24 @@ wait_admitted() {	# UNITS...: until each unit's processes run SCHED_DEADLINE
 	return 1
 }
 
+# foot_rss_sampler PID FILE: dld's highest VmRSS and RssAnon (kB) into FILE,
+# sampled every 0.2 s until killed, and the group's highest total beside it.
+foot_rss_sampler() {
+	local rss anon max=0 max_anon=0 bw max_bw=-1
+	while :; do
+		rss=$(rss_kb "$1"); anon=$(rss_kb "$1" RssAnon)
+		[ "${rss:-0}" -gt "$max" ] && max=$rss
+		[ "${anon:-0}" -gt "$max_anon" ] && max_anon=$anon
+		bw=$(total_bw); [ "$bw" -gt "$max_bw" ] && max_bw=$bw
+		echo "$max $max_anon" > "$2.tmp" && mv "$2.tmp" "$2"
+		echo "bw_during $max_bw" > "$2.during"
+		sleep 0.2
+	done
+}
+
 # ---- part 4: dld's footprint.
 part_foot() {
-	local pid idle_s t0 t1 c0 c1 rss max_rss cycles i units=() bw0 bw1 bw_during=-1 n_status s times=() rc=0 hz
+	local pid idle_s t0 t1 c0 c1 max_rss max_anon cycles i units=() bw0 bw1 bw_during=-1 n_status s times=() rc=0 hz sampler unadmitted rounds
 	[ $patched = 1 ] || { diag "foot: needs the patched kernel"; return 0; }
 	hz=$(getconf CLK_TCK)
 	for i in $(seq 20); do
@@ -256,23 +272,38 @@ part_foot() {
 	c1=$(cpu_ticks "$pid"); t1=$(date +%s%N)
 	bench_json foot test='"idle"' seconds="$idle_s" rss_kb="$(rss_kb "$pid")" \
 		cpu_percent="$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN {printf "%.3f", 100 * c / hz / (t / 1e9)}')"
-	# 20 cycles (QUICK 3) by default: a cycle takes about 7 s under TCG, so
-	# the issue's 1000 take about 2 hours; dlsched.bench_cycles=N (FOOT_CYCLES).
-	cycles=$(cmdline_value dlsched.bench_cycles || q 3 20)
-	max_rss=0
+	# 1000 service start/stop cycles (QUICK 60, or dlsched.bench_cycles=N,
+	# FOOT_CYCLES): the 20 services start together, each waits until it runs
+	# SCHED_DEADLINE, and stop together, 50 times. One systemctl call per
+	# step: 20 loops of their own spend the emulated CPUs on systemctl.
+	cycles=$(cmdline_value dlsched.bench_cycles || q 60 1000)
+	rounds=$(( (cycles + 19) / 20 ))
+	cycles=$((rounds * 20))
+	unadmitted=0
+	rm -rf /run/dlb/foot; mkdir -p /run/dlb/foot
+	foot_rss_sampler "$pid" /run/dlb/foot/rss &
+	sampler=$!
 	c0=$(cpu_ticks "$pid"); t0=$(date +%s%N)
-	for ((i = 0; i < cycles; i++)); do
+	for ((i = 0; i < rounds; i++)); do
 		systemctl start "${units[@]}" 2>/dev/null
-		wait_admitted "${units[@]}" || { echo "# foot: cycle $i: not all 20 admitted"; rc=1; }
-		rss=$(rss_kb "$pid"); [ "$rss" -gt "$max_rss" ] && max_rss=$rss
-		bw_during=$(total_bw)
+		wait_admitted "${units[@]}" || { echo "# foot: round $i: not all 20 admitted within 20 s"; unadmitted=$((unadmitted + 1)); }
 		systemctl stop "${units[@]}" 2>/dev/null
 	done
 	c1=$(cpu_ticks "$pid"); t1=$(date +%s%N)
+	kill "$sampler"; wait "$sampler" 2>/dev/null
+	read -r max_rss max_anon < /run/dlb/foot/rss
+	if [ "$(dld_pid)" != "$pid" ]; then
+		echo "# foot: dld ($pid) did not survive the cycles; now $(dld_pid)"
+		journalctl -b -u dld.service -n 40 --no-pager -o short-monotonic | sed 's/^/# /'
+		return 1
+	fi
+	[ "$unadmitted" = 0 ] || rc=1
+	bw_during=$(sed -n 's/^bw_during //p' /run/dlb/foot/rss.during 2>/dev/null || echo -1)
 	# dld gives the bandwidth back as the units go: wait for it to settle.
 	for ((i = 0; i < 100 && $(total_bw) != bw0; i++)); do sleep 0.05; done
 	bw1=$(total_bw)
-	bench_json foot test='"cycles"' cycles="$cycles" services=20 rss_max_kb="$max_rss" rss_after_kb="$(rss_kb "$pid")" \
+	bench_json foot test='"cycles"' cycles="$cycles" services=20 rounds="$rounds" unadmitted_rounds="$unadmitted" rss_max_kb="$max_rss" \
+		rss_anon_max_kb="$max_anon" rss_after_kb="$(rss_kb "$pid")" rss_anon_after_kb="$(rss_kb "$pid" RssAnon)" \
 		cpu_percent="$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v hz="$hz" 'BEGIN {printf "%.3f", 100 * c / hz / (t / 1e9)}')" \
 		seconds="$(( (t1 - t0) / 1000000000 ))" bw_before="$bw0" bw_during="$bw_during" bw_after="$bw1" \
 		sched_dl_total_bw="$(cat /proc/sys/kernel/sched_dl_total_bw)"

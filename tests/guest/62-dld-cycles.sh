@@ -3,7 +3,7 @@
 # bandwidth where it started and dld following nothing.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 7
+plan 9
 
 apply_test_policy 62-test
 media=/deadline.slice/deadline-media.slice
@@ -33,9 +33,16 @@ if [ "$(cgfile $media cpu.dl_total_bw)" != "$base_media" ]; then
 fi
 is "system pool back to its start value" "$(knob sched_dl_total_bw)" "$base_pool"
 is "dld follows no stopped service" "$(service_state t62-a.service)" none
+# Following nothing, dld sleeps; an admission restarts its thread poll.
+wakeups=$(dld_wakeups 2)
+diag "dld idle: woke $wakeups times in 2 s"
+ok "dld following nothing does not poll (40 wakeups in 2 s if it did)" test "$wakeups" -le 6
 ok "one more start is admitted" systemctl start t62-a
 wait_until 10 test "$(service_state t62-a.service)" = admitted
 is "and admitted" "$(service_state t62-a.service)" admitted
+wakeups=$(dld_wakeups 2)
+diag "dld following t62-a: woke $wakeups times in 2 s"
+ok "following a service, dld polls for its new threads again" test "$wakeups" -ge 20
 systemctl stop t62-a
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
 is "and released" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
