@@ -408,8 +408,7 @@ static int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error 
 
         /* The unit's cgroup needs the cpu controller: ask systemd for it. */
         r = wait_for_dl_file(m->kfs, s->cgroup, 0);
-        /* No cgroup at all: the unit stopped meanwhile (checked below). */
-        if (r == -ENOENT && kernelfs_cgroup_exists(m->kfs, s->cgroup) && systemd_set_cpu_weight(m->bus, s->unit) >= 0)
+        if (r == -ENOENT && systemd_set_cpu_weight(m->bus, s->unit) >= 0)
                 r = wait_for_dl_file(m->kfs, s->cgroup, 2 * USEC_PER_SEC);
         if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
                 (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
