@@ -54,8 +54,20 @@ else
 fi
 # The overrun job: throttled (off the CPU until about its deadline, the
 # replenishment) and signalled in that instance.
-read -r resumed osig < <(sed -n 's/^overrun: throttled after [0-9]* us of CPU for [0-9]* us, resumed \(-\?[0-9]*\) us after its deadline; SIGXCPU \([0-9]*\)$/\1 \2/p' <<< "$out")
-if [ -n "$osig" ] && [ "$osig" -ge 1 ] && [ "$resumed" -ge -1000 ]; then
+overrun_seen() {
+	read -r resumed osig < <(sed -n 's/^overrun: throttled after [0-9]* us of CPU for [0-9]* us, resumed \(-\?[0-9]*\) us after its deadline; SIGXCPU \([0-9]*\)$/\1 \2/p' <<< "$out")
+	[ -n "$osig" ] && [ "$osig" -ge 1 ] && [ "$resumed" -ge -1000 ]
+}
+# A host stall of the vCPU looks like a throttle to the job (its CPU clock
+# stops while CLOCK_MONOTONIC runs; 46 ms after 2.4 ms of CPU was seen,
+# with no signal): one more overrun job then, two jobs in. A kernel that
+# never signals fails both.
+overrun_again() {
+	diag "first overrun job: $(grep '^overrun:' <<< "$out" || echo 'no overrun line'); once more"
+	out=$(/usr/lib/dlsched/bin/dl-periodic 50 4 2 overrun 2>&1)
+	overrun_seen
+}
+if overrun_seen || overrun_again; then
 	pass "a job overrunning its runtime is throttled until its deadline and signalled ($osig SIGXCPU, resumed $resumed us after the deadline)"
 else
 	fail "a job overrunning its runtime is throttled until its deadline and signalled" \
