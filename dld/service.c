@@ -958,13 +958,11 @@ bool manager_needs_poll(Manager *m) {
 }
 
 void manager_poll_wake(Manager *m) {
-        uint64_t now;
         int enabled = SD_EVENT_OFF;
 
         if (!m->poll_source || sd_event_source_get_enabled(m->poll_source, &enabled) < 0 || enabled != SD_EVENT_OFF)
                 return;
-        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
-            sd_event_source_set_time(m->poll_source, now + m->poll_usec) < 0 ||
+        if (sd_event_source_set_time_relative(m->poll_source, m->poll_usec) < 0 ||
             sd_event_source_set_enabled(m->poll_source, SD_EVENT_ON) < 0)
                 log_warning("cannot start the thread poll: new threads wait for the next admission");
 }
