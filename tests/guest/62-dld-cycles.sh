@@ -30,6 +30,8 @@ if [ "$(cgfile $media cpu.dl_total_bw)" != "$base_media" ]; then
 	diag_groups $media
 	diag "dld: $(dld_call ListServices 2>&1)"
 	diag "systemd: $(systemctl show -P ActiveState,SubState,ControlGroup t62-a.service | tr '\n' ' ')"
+	diag "media at the start: $base_media"
+	diag "dld's warnings: $(journalctl -o cat --no-pager --since "@$DLD_TEST_START" -u dld -p warning | tail -n 6)"
 fi
 is "system pool back to its start value" "$(knob sched_dl_total_bw)" "$base_pool"
 is "dld follows no stopped service" "$(service_state t62-a.service)" none

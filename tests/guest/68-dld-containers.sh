@@ -24,10 +24,12 @@ pm() { "${PODMAN[@]}" "$@"; }
 
 T68_NAMES=(t68-a t68-b t68-c t68-d t68-e t68-dld)
 t68_cleanup() {
-	pm rm -f -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1
+	# --ignore: one name missing must not keep the others.
+	pm rm -f -i -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1
 	dld_cleanup
 }
 trap t68_cleanup EXIT
+pm rm -f -i -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1
 
 plan 88
 
@@ -243,6 +245,7 @@ is "after stop: release entry of t68-a" "$(echo "$entry" | jq -r .DLD_CONTAINER_
 # The poststop hook comes after the scope's cgroup went, which dld's poll
 # (50 ms) may have seen first: either reason.
 diag "t68-a released: $(echo "$entry" | jq -r .DLD_REASON)"
+[ -n "$entry" ] || diag "dld on t68-a: $(journalctl -o cat --no-pager --since "@$DLD_TEST_START" -u dld | grep -F -e "$a_id" -e t68-a | tail -n 8)"
 like "after stop: released when the container stopped" "$(echo "$entry" | jq -r .DLD_REASON)" "^(the container stopped|the container's cgroup is gone)$"
 ok "after stop: t68-a's record is gone from /run/dld" test ! -e "/run/dld/containers/$a_id.conf"
 ok "podman rm -f t68-b" pm rm -f -t 2 t68-b

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 KSFT_SKIP = 4  # kselftest's exit status for "skipped"
+MAX_DIAGNOSTICS = 12  # lines kept per failed point
 
 _PLAN = re.compile(r"^\s*1\.\.(\d+)(\s*#\s*(.*))?$")
 _POINT = re.compile(r"^\s*(not ok|ok)\b\s*(\d+)?\s*-?\s*([^#]*?)\s*(#\s*(.*))?$")
@@ -30,14 +31,17 @@ class Result:
     ok: bool
     skip: bool = False
     detail: str = ""
+    # The "# ..." lines a failed point printed after it, for the summary:
+    # CI shows only the end of a run's output.
+    diagnostics: list = field(default_factory=list)
 
 
 @dataclass
 class Report:
     results: list = field(default_factory=list)
 
-    def add(self, name, ok, skip=False, detail=""):
-        self.results.append(Result(name, ok, skip, detail))
+    def add(self, name, ok, skip=False, detail="", diagnostics=None):
+        self.results.append(Result(name, ok, skip, detail, diagnostics or []))
 
     def extend(self, other):
         self.results.extend(other.results)
@@ -80,9 +84,10 @@ class _Document:
     def finish(self, report, exit_status=None):
         label = self.prefix
         failed_before = report.failed
-        for number, ok, skip, name in self.points:
-            report.add(f"{label}: {number} {name}".rstrip(), ok, skip)
-        if exit_status == KSFT_SKIP and all(ok for _, ok, _, _ in self.points):
+        for number, ok, skip, name, diagnostics in self.points:
+            report.add(f"{label}: {number} {name}".rstrip(), ok, skip,
+                       diagnostics=None if ok else diagnostics[:MAX_DIAGNOSTICS])
+        if exit_status == KSFT_SKIP and all(p[1] for p in self.points):
             # kselftest's ksft_exit_skip(), before or after a plan: the rest is skipped.
             if not self.points:
                 report.add(f"{label}: skipped", True, skip=True)
@@ -128,7 +133,10 @@ def parse_tap(text, prefix, exit_status=None):
             name = m.group(3).strip()
             if directive == "todo":
                 ok = True
-            doc.points.append((number, ok or directive == "skip", directive == "skip", name))
+            doc.points.append((number, ok or directive == "skip", directive == "skip", name, []))
+            continue
+        if line.lstrip().startswith("#") and doc.points:
+            doc.points[-1][4].append(line.strip())
     if not docs:
         docs.append(_Document(prefix))
     for i, d in enumerate(docs):

@@ -62,6 +62,17 @@ class ParseTap(unittest.TestCase):
         r = tap.parse_tap(text, "k", 0)
         self.assertEqual((r.passed, r.failed), (2, 0))
 
+    def test_a_failed_point_keeps_its_diagnostics(self):
+        text = "1..3\nok 1 - a\n# about a\nnot ok 2 - b\n# got '1', want '0'\n  # more\nok 3 - c\n# after c\n"
+        r = tap.parse_tap(text, "t", 1)
+        self.assertEqual(r.failures()[0].diagnostics, ["# got '1', want '0'", "# more"])
+        self.assertEqual([x.diagnostics for x in r.results if x.ok], [[], []])
+
+    def test_diagnostics_of_a_failed_point_are_capped(self):
+        text = "1..1\nnot ok 1 - a\n" + "".join(f"# line {i}\n" for i in range(40))
+        r = tap.parse_tap(text, "t", 1)
+        self.assertEqual(len(r.failures()[0].diagnostics), tap.MAX_DIAGNOSTICS)
+
     def test_diagnostics_that_look_like_points_are_ignored(self):
         r = tap.parse_tap("1..1\n# not ok this is a comment\nok 1\n", "t", 0)
         self.assertEqual((r.passed, r.failed), (1, 0))
