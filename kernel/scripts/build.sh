@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Build the dlsched guest kernel: pristine linux-source-6.1 + kernel/series,
-# configured from defconfig + kvm_guest.config + kernel/config/*.config.
+# configured from allnoconfig + kernel/config/base.config + guest.config
+# (+ debug.config): only what the guest uses, each option with its reason.
 #
 #   build.sh [kernel|vmlinux|headers|config|source|base]     (default: kernel)
+#   build.sh check-config FILE   does FILE satisfy the fragments?
 #
 # base: the pristine tree only; source: with the series applied; vmlinux:
 # vmlinux only (for tree.sh check-builds).
@@ -36,6 +38,9 @@ NAME=${KERNEL_NAME:-$VARIANT}
 [[ $NAME =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "KERNEL_NAME must be a plain name, not '$NAME'"
 SERIES_DIR=$TOP/kernel
 JOBS=${JOBS:-$(nproc)}
+# Our makes take their own -j: a parent make's jobserver (make -j2
+# kernel-and-rootfs) does not reach this script, and its makes would warn.
+unset MAKEFLAGS MFLAGS
 
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_BASEDIR=$BUILD
@@ -135,48 +140,51 @@ apply_series() {
 }
 
 fragments() {
-	echo "$SRC/kernel/configs/kvm_guest.config"
+	echo "$SERIES_DIR/config/base.config"
 	echo "$SERIES_DIR/config/guest.config"
 	[ "$VARIANT" = debug ] && echo "$SERIES_DIR/config/debug.config"
 	return 0
 }
 
-our_fragments() { fragments | grep -v '/kvm_guest.config$'; }
-
-# Every value our fragments ask for must be in the final .config ("is not
-# set" is also satisfied by a symbol that does not exist). kvm_guest.config
-# is upstream's and asks for things that do not apply to x86 or that we trim.
+# Every value the fragments ask for must be in the final .config ("is not
+# set" is also satisfied by a symbol that does not exist): olddefconfig
+# drops an option whose dependencies are missing without a word.
 check_config() {
-	local cfg=$1 frag line sym bad=0
-	while read -r frag; do
-		while read -r line; do
-			case $line in
-			CONFIG_*=*)
-				sym=${line%%=*}
-				# Later fragments may override earlier ones.
-				line=$(grep -h -E "^(# )?$sym[= ]" $(our_fragments) | tail -n 1)
-				if [ "${line#\# }" != "$line" ]; then
-					grep -q "^$sym=" "$cfg" && { echo "config: $sym should be unset" >&2; bad=1; }
-				elif ! grep -qxF "$line" "$cfg"; then
-					echo "config: requested '$line', got '$(grep -E "^(# )?$sym[= ]" "$cfg" || echo unset)'" >&2
-					bad=1
-				fi;;
-			"# CONFIG_"*" is not set")
-				sym=${line#\# }; sym=${sym%% *}
-				grep -q -E "^$sym=" $(our_fragments) && continue
-				grep -q "^$sym=" "$cfg" && { echo "config: $sym should be unset" >&2; bad=1; };;
-			esac
-		done < "$frag"
-	done < <(our_fragments)
-	return $bad
+	awk -v cfg="$1" '
+	# The fragments, a later one overriding an earlier one: want[sym] is
+	# the line asked for, "" for "is not set".
+	FILENAME != cfg {
+		if (match($0, /^CONFIG_[A-Za-z0-9_]+=/))
+			want[substr($0, 1, RLENGTH - 1)] = $0
+		else if ($0 ~ /^# CONFIG_[A-Za-z0-9_]+ is not set$/)
+			want[$2] = ""
+		next
+	}
+	/^CONFIG_/ { have[substr($0, 1, index($0, "=") - 1)] = $0 }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { off[$2] = $0 }
+	END {
+		for (sym in want) {
+			# (Testing "in" first: reading have[sym] would create it.)
+			set = sym in have
+			if (want[sym] == "" && set) {
+				print "config: " sym " should be unset" > "/dev/stderr"
+				bad = 1
+			} else if (want[sym] != "" && (!set || have[sym] != want[sym])) {
+				got = set ? have[sym] : (sym in off) ? off[sym] : "unset"
+				print "config: requested \047" want[sym] "\047, got \047" got "\047" > "/dev/stderr"
+				bad = 1
+			}
+		}
+		exit bad
+	}' $(fragments) "$1"
 }
 
 configure() {
 	local gen=${KERNEL_OBJ:+$OBJ.kconfig} stamp
 	gen=${gen:-$BUILD/kconfig-$VARIANT}
-	# What the configuration depends on: the Kconfig files, the defconfigs
-	# and kconfig itself, not the C code (a mutant or a one-line patch
-	# re-runs no defconfig).
+	# What the configuration depends on: the Kconfig files, the configs
+	# directories and kconfig itself, not the C code (a mutant or a
+	# one-line patch re-runs no allnoconfig).
 	stamp=$( { git_src ls-tree -r HEAD | grep -E '/Kconfig[^/]*$|^[^	]*	Kconfig|/configs/|	scripts/kconfig/'
 		   cat $(fragments); } | sha256sum | cut -c1-16)
 	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.dlsched-config" 2>/dev/null)" = "$stamp" ]; then
@@ -184,7 +192,7 @@ configure() {
 	fi
 	note "configuring ($VARIANT)"
 	mkdir -p "$gen" "$OBJ"
-	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" defconfig >/dev/null
+	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" allnoconfig >/dev/null
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$gen" "$gen/.config" $(fragments) >/dev/null
 	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" olddefconfig >/dev/null
 	# A part of the series may lack symbols the fragments ask for (the full
@@ -204,6 +212,12 @@ prepare() {
 }
 
 cmd=${1:-kernel}
+# check-config FILE: does FILE satisfy the fragments (no tree, no lock)?
+if [ "$cmd" = check-config ]; then
+	[ -r "${2:-}" ] || die "usage: build.sh check-config CONFIG-FILE"
+	check_config "$2"
+	exit
+fi
 mkdir -p "$CACHE" "$BUILD"
 # The work tree belongs to one build at a time.
 exec {tree_lock}>"$(dirname "$SRC")/.$(basename "$SRC").lock"
