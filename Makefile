@@ -30,7 +30,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
 .PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \
-	userspace rootfs image check check-host check-guest check-debug check-mutants stress bench run demo check-run clean \
+	userspace rootfs kernel-and-rootfs image check check-host check-guest check-debug check-mutants stress bench run demo check-run clean \
 	distclean
 
 all: kernel userspace
@@ -68,7 +68,12 @@ userspace: headers
 rootfs:
 	@$(TIMED) rootfs -- vm/mkrootfs.sh
 
-image: kernel userspace
+# Cold, the image's two slow inputs overlap: the kernel build is CPU-bound,
+# debootstrap mostly waits on downloads and disk.
+kernel-and-rootfs:
+	@$(MAKE) --no-print-directory -j2 kernel rootfs
+
+image: kernel-and-rootfs userspace
 	@$(TIMED) image -- vm/mkimage.sh
 
 # The last stage is make bench's QUICK smoke (bench/run.py --smoke, about

@@ -12,6 +12,7 @@ and prints the table before its closing line.
 """
 
 import datetime
+import fcntl
 import json
 import os
 import subprocess
@@ -56,13 +57,17 @@ def add_stage(data, run, name, seconds, ok, now):
 def record(name, seconds, ok):
     file = path()
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    data = add_stage(load(file), run_id(), name, seconds, ok, now)
     os.makedirs(os.path.dirname(file), exist_ok=True)
-    tmp = file + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, file)
+    # Stages may end together (make kernel-and-rootfs runs two at once):
+    # one read-modify-write at a time, or a stage is lost.
+    with open(file + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = add_stage(load(file), run_id(), name, seconds, ok, now)
+        tmp = f"{file}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, file)
 
 
 def format_table(data):

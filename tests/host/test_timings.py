@@ -49,5 +49,31 @@ class AddStage(unittest.TestCase):
         self.assertIsNone(timings.load("/nonexistent/timings.json"))
 
 
+class Record(unittest.TestCase):
+    def test_stages_ending_together_are_all_kept(self):
+        import multiprocessing
+        import tempfile
+        with tempfile.TemporaryDirectory() as build:
+            env = {"BUILD": build, "DLSCHED_RUN_ID": "together"}
+            old = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)
+            try:
+                procs = [multiprocessing.Process(target=timings.record, args=(f"stage {i}", i, True))
+                         for i in range(16)]
+                for p in procs:
+                    p.start()
+                for p in procs:
+                    p.join()
+                data = timings.load(timings.path())
+            finally:
+                for k, v in old.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+        self.assertEqual(sorted(s["stage"] for s in data["stages"]), sorted(f"stage {i}" for i in range(16)))
+        self.assertEqual(data["total_seconds"], sum(range(16)))
+
+
 if __name__ == "__main__":
     unittest.main()
