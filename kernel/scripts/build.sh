@@ -184,16 +184,21 @@ configure() {
 	gen=${gen:-$BUILD/kconfig-$VARIANT}
 	# What the configuration depends on: the Kconfig files, the configs
 	# directories and kconfig itself, not the C code (a mutant or a
-	# one-line patch re-runs no allnoconfig).
+	# one-line patch re-runs no allnoconfig), and how this function makes it.
 	stamp=$( { git_src ls-tree -r HEAD | grep -E '/Kconfig[^/]*$|^[^	]*	Kconfig|/configs/|	scripts/kconfig/'
-		   cat $(fragments); } | sha256sum | cut -c1-16)
+		   cat $(fragments); declare -f configure check_config; } | sha256sum | cut -c1-16)
 	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.dlsched-config" 2>/dev/null)" = "$stamp" ]; then
 		return 0
 	fi
 	note "configuring ($VARIANT)"
 	mkdir -p "$gen" "$OBJ"
-	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" allnoconfig >/dev/null
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$gen" "$gen/.config" $(fragments) >/dev/null
+	# allnoconfig starting from the fragments' values (KCONFIG_ALLCONFIG;
+	# a later fragment overrides): every default is computed for the
+	# configuration asked for, 64-bit from the start, and every option
+	# nobody asked for is off. (allnoconfig first and the fragments merged
+	# after left the options that exist only on 64-bit at their defaults.)
+	cat $(fragments) > "$gen/fragments.config"
+	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" KCONFIG_ALLCONFIG="$gen/fragments.config" allnoconfig >/dev/null
 	make -s -C "$SRC" O="$gen" HOSTCC="ccache gcc" olddefconfig >/dev/null
 	# A part of the series may lack symbols the fragments ask for (the full
 	# series is checked by every normal build).
