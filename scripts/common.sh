@@ -20,11 +20,16 @@ need_packages() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
 		note "installing ${missing[*]}"
+		# One apt-get at a time: make kernel-and-rootfs installs for both
+		# at once on a bare machine, and dpkg's lock would fail the second.
+		mkdir -p "$CACHE"
 		# Refresh the lists only when an install from the current ones fails.
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
-			{ apt-get update -q >&2 &&
-			  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; } ||
-			die "apt-get install ${missing[*]} failed"
+		(
+			flock 9
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
+				{ apt-get update -q >&2 &&
+				  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
+		) 9>"$CACHE/apt.lock" || die "apt-get install ${missing[*]} failed"
 	else
 		echo "missing packages; run as root:" >&2
 		echo "  apt-get install ${missing[*]}" >&2
