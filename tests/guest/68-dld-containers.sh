@@ -23,13 +23,14 @@ grep -qw overlay /proc/filesystems || PODMAN=(podman --storage-driver=vfs)
 pm() { "${PODMAN[@]}" "$@"; }
 
 T68_NAMES=(t68-a t68-b t68-c t68-d t68-e t68-dld)
+# --ignore: one name missing must not keep the others.
+t68_remove_containers() { pm rm -f -i -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1; }
 t68_cleanup() {
-	# --ignore: one name missing must not keep the others.
-	pm rm -f -i -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1
+	t68_remove_containers
 	dld_cleanup
 }
 trap t68_cleanup EXIT
-pm rm -f -i -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1
+t68_remove_containers
 
 plan 88
 
