@@ -21,6 +21,8 @@ KSFT_SKIP = 4  # kselftest's exit status for "skipped"
 MAX_DIAGNOSTICS = 12  # lines kept per failed point
 
 _PLAN = re.compile(r"^\s*1\.\.(\d+)(\s*#\s*(.*))?$")
+# kselftest's closing line (ksft_finished(), ksft_exit_*()).
+_KSFT_TOTALS = re.compile(r"^\s*# Totals: pass:\d+ fail:\d+")
 _POINT = re.compile(r"^\s*(not ok|ok)\b\s*(\d+)?\s*-?\s*([^#]*?)\s*(#\s*(.*))?$")
 
 
@@ -31,8 +33,8 @@ class Result:
     ok: bool
     skip: bool = False
     detail: str = ""
-    # The "# ..." lines a failed point printed after it, for the summary:
-    # CI shows only the end of a run's output.
+    # The "# ..." lines a failed point printed (see _Document.diagnostics),
+    # for the summary: CI shows only the end of a run's output.
     diagnostics: list = field(default_factory=list)
 
 
@@ -80,13 +82,23 @@ class _Document:
         self.plan = None
         self.skip_all = False
         self.points = []
+        # "# ..." lines since the last point: the next point's, in kselftest.
+        self.pending = []
+        self.kselftest = False
+
+    def diagnostics(self, index):
+        """A point's own "# ..." lines: kselftest prints them before the
+        result line (ksft_print_msg, then ksft_test_result), our shell
+        helpers after it (fail NAME GOT)."""
+        before, after = self.points[index][4], self.points[index][5]
+        return before if self.kselftest else after
 
     def finish(self, report, exit_status=None):
         label = self.prefix
         failed_before = report.failed
-        for number, ok, skip, name, diagnostics in self.points:
+        for i, (number, ok, skip, name, _, _) in enumerate(self.points):
             report.add(f"{label}: {number} {name}".rstrip(), ok, skip,
-                       diagnostics=None if ok else diagnostics[:MAX_DIAGNOSTICS])
+                       diagnostics=None if ok else self.diagnostics(i)[:MAX_DIAGNOSTICS])
         if exit_status == KSFT_SKIP and all(p[1] for p in self.points):
             # kselftest's ksft_exit_skip(), before or after a plan: the rest is skipped.
             if not self.points:
@@ -133,10 +145,15 @@ def parse_tap(text, prefix, exit_status=None):
             name = m.group(3).strip()
             if directive == "todo":
                 ok = True
-            doc.points.append((number, ok or directive == "skip", directive == "skip", name, []))
+            doc.points.append((number, ok or directive == "skip", directive == "skip", name, doc.pending, []))
+            doc.pending = []
             continue
-        if line.lstrip().startswith("#") and doc.points:
-            doc.points[-1][4].append(line.strip())
+        if line.lstrip().startswith("#"):
+            if _KSFT_TOTALS.match(line):
+                doc.kselftest = True
+            doc.pending.append(line.strip())
+            if doc.points:
+                doc.points[-1][5].append(line.strip())
     if not docs:
         docs.append(_Document(prefix))
     for i, d in enumerate(docs):

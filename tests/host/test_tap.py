@@ -68,6 +68,14 @@ class ParseTap(unittest.TestCase):
         self.assertEqual(r.failures()[0].diagnostics, ["# got '1', want '0'", "# more"])
         self.assertEqual([x.diagnostics for x in r.results if x.ok], [[], []])
 
+    def test_a_failed_kselftest_point_keeps_the_lines_before_it(self):
+        # ksft_print_msg() comes before ksft_test_result(): the lines after a
+        # point are the next point's.
+        text = ("TAP version 13\n1..3\nok 1 a\n# deadline +10 ns off\nnot ok 2 b\n"
+                "# about c\nok 3 c\n# Totals: pass:2 fail:1 xfail:0 xpass:0 skip:0 error:0\n")
+        r = tap.parse_tap(text, "k", 1)
+        self.assertEqual(r.failures()[0].diagnostics, ["# deadline +10 ns off"])
+
     def test_diagnostics_of_a_failed_point_are_capped(self):
         text = "1..1\nnot ok 1 - a\n" + "".join(f"# line {i}\n" for i in range(40))
         r = tap.parse_tap(text, "t", 1)
