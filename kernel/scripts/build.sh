@@ -46,6 +46,10 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_BASEDIR=$BUILD
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 export CCACHE_COMPILERCHECK=content
+# Depend mode: a miss compiles once, and the manifest comes from the -MD
+# file Kbuild writes anyway. The default mode preprocesses every miss a
+# second time, which made a cold kernel build 18% slower here.
+export CCACHE_DEPEND=1
 # The prefix map only renames __FILE__ strings; leaving it out of the hash lets
 # clones at other paths share the cache (base_dir handles the -I paths).
 export CCACHE_IGNOREOPTIONS='-fmacro-prefix-map=*'
