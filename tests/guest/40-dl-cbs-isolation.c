@@ -18,7 +18,8 @@
  *  - each hog's CPU share within [0.9 Q/P - 2Q/W, Q/P + (Q + 20 ms)/W]: an
  *    overrun is paid back in the next periods, so only the partial periods
  *    at both ends and one overrun still unpaid at the end (a TCG vCPU stall
- *    of up to 20 ms charged to the hog) move it; below, 10 % for
+ *    of up to 20 ms charged to the hog, 60 ms on the debug kernel, whose
+ *    stalls are longer: 33 ms seen) move it; below, 10 % for
  *    replenishment timers that fire late under TCG. One extra runtime per
  *    period (2 Q/P) is far outside.
  *  - the well-behaved task (with SCHED_FLAG_DL_OVERRUN) is never stopped
@@ -172,7 +173,7 @@ int main(void)
 
 	q_p = (double)load.hog_runtime / PERIOD;
 	lo = 0.9 * q_p - 2.0 * load.hog_runtime / elapsed;
-	hi = q_p + (double)(load.hog_runtime + OVERRUN_NS) / elapsed;
+	hi = q_p + (double)(load.hog_runtime + (dl_debug_kernel() ? 3 : 1) * OVERRUN_NS) / elapsed;
 	for (i = 0; i < nhogs; i++) {
 		share = (double)(clock_ns(clk[i]) - cpu0[i]) / elapsed;
 		ksft_print_msg("hog %d: CPU share %.4f over %.0f ms\n", i, share, ms(elapsed));

@@ -217,6 +217,18 @@ static inline long long kernel_tainted(void)
 	return t;
 }
 
+/*
+ * The debug kernel (make check-debug: lockdep, KASAN) runs the scheduler's
+ * paths many times slower under TCG: wake-ups came 120-157 ms late, and a
+ * read of /proc/self/sched overran a 16 ms runtime. Tests that measure
+ * wake-up latency, or that budget a runtime for such work, check those
+ * figures on the normal kernel only.
+ */
+static inline bool dl_debug_kernel(void)
+{
+	return access("/proc/lockdep", F_OK) == 0;
+}
+
 static inline int online_cpus(void)
 {
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
