@@ -15,6 +15,7 @@ way must not pass by omission.
 """
 
 import re
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 KSFT_SKIP = 4  # kselftest's exit status for "skipped"
@@ -76,6 +77,10 @@ def _directive(comment):
     return None
 
 
+# A test point as parsed; before/after: the "# ..." lines around it.
+_Point = namedtuple("_Point", "number ok skip name before after")
+
+
 class _Document:
     def __init__(self, prefix):
         self.prefix = prefix
@@ -90,16 +95,16 @@ class _Document:
         """A point's own "# ..." lines: kselftest prints them before the
         result line (ksft_print_msg, then ksft_test_result), our shell
         helpers after it (fail NAME GOT)."""
-        before, after = self.points[index][4], self.points[index][5]
-        return before if self.kselftest else after
+        point = self.points[index]
+        return point.before if self.kselftest else point.after
 
     def finish(self, report, exit_status=None):
         label = self.prefix
         failed_before = report.failed
-        for i, (number, ok, skip, name, _, _) in enumerate(self.points):
-            report.add(f"{label}: {number} {name}".rstrip(), ok, skip,
-                       diagnostics=None if ok else self.diagnostics(i)[:MAX_DIAGNOSTICS])
-        if exit_status == KSFT_SKIP and all(p[1] for p in self.points):
+        for i, p in enumerate(self.points):
+            report.add(f"{label}: {p.number} {p.name}".rstrip(), p.ok, p.skip,
+                       diagnostics=None if p.ok else self.diagnostics(i)[:MAX_DIAGNOSTICS])
+        if exit_status == KSFT_SKIP and all(p.ok for p in self.points):
             # kselftest's ksft_exit_skip(), before or after a plan: the rest is skipped.
             if not self.points:
                 report.add(f"{label}: skipped", True, skip=True)
@@ -145,7 +150,7 @@ def parse_tap(text, prefix, exit_status=None):
             name = m.group(3).strip()
             if directive == "todo":
                 ok = True
-            doc.points.append((number, ok or directive == "skip", directive == "skip", name, doc.pending, []))
+            doc.points.append(_Point(number, ok or directive == "skip", directive == "skip", name, doc.pending, []))
             doc.pending = []
             continue
         if line.lstrip().startswith("#"):
@@ -153,7 +158,7 @@ def parse_tap(text, prefix, exit_status=None):
                 doc.kselftest = True
             doc.pending.append(line.strip())
             if doc.points:
-                doc.points[-1][5].append(line.strip())
+                doc.points[-1].after.append(line.strip())
     if not docs:
         docs.append(_Document(prefix))
     for i, d in enumerate(docs):
