@@ -26,7 +26,7 @@ TIMED := tests/harness/timings.py run
 export TOP BUILD KERNEL_VARIANT DLSCHED_RUN_ID
 
 # Userspace sub-projects (each with its own Makefile, see HACKING.md).
-SUBDIRS := $(patsubst %/Makefile,%,$(wildcard dld/Makefile dlconf/Makefile tests/guest/Makefile bench/Makefile))
+SUBDIRS := $(patsubst %/Makefile,%,$(wildcard libdld/Makefile dld/Makefile oci-hook/Makefile dlconf/Makefile tests/guest/Makefile bench/Makefile))
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
 .PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \

@@ -3,7 +3,7 @@
 
 #include "args.h"
 #include "client.h"
-#include "dld-bus.h"
+#include "dlsched/dld-bus.h"
 #include "util.h"
 
 /* dld answers quickly or not at all: do not hang an operator's shell. */

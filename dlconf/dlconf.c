@@ -9,7 +9,7 @@
 #include "check.h"
 #include "client.h"
 #include "container.h"
-#include "dld-bus.h"
+#include "dlsched/dld-bus.h"
 #include "format.h"
 #include "policy.h"
 #include "util.h"

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 
 #include "apply.h"
-#include "dld-bus.h"
+#include "dlsched/dld-bus.h"
 #include "log.h"
 #include "plan.h"
 #include "systemd-client.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* org.dlsched.Dld1.Manager: see org.dlsched.Dld1.xml. */
 #include "bus.h"
-#include "dld-bus.h"
+#include "dlsched/dld-bus.h"
 #include "log.h"
 #include "predict.h"
 #include "service.h"

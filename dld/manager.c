@@ -10,7 +10,7 @@
 #include <systemd/sd-journal.h>
 
 #include "apply.h"
-#include "dld-bus.h"
+#include "dlsched/dld-bus.h"
 #include "dld-messages.h"
 #include "journal.h"
 #include "log.h"

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "container.h"
-#include "dld-bus.h"
+#include "dlsched/dld-bus.h"
 #include "journal.h"
 #include "log.h"
 #include "sched-util.h"

@@ -6,7 +6,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "dld-bus.h"
+#include "dlsched/dld-bus.h"
 #include "util.h"
 
 #define BW(pct) ((uint64_t) (pct) * 1048576 / 100)

@@ -2,7 +2,7 @@
 /* How failed calls to dld become exit statuses and one-line messages. */
 #include "args.h"
 #include "client.h"
-#include "dld-bus.h"
+#include "dlsched/dld-bus.h"
 #include "tap.h"
 #include "util.h"
 

@@ -23,8 +23,8 @@
 #include <systemd/sd-journal.h>
 
 #include "container.h"
-#include "dld-bus.h"
-#include "log.h"
+#include "dlsched/dld-bus.h"
+#include "util.h"
 #include "ocistate.h"
 
 #define PROGRAM "dlsched-oci-hook"
