@@ -122,7 +122,7 @@ check-mutants:
 # results.json and PNG plots. About 30 min; QUICK=1 runs every part briefly
 # in one round (a few minutes; make check runs it as a smoke).
 # FOOT_CYCLES=N: part 4's start/stop cycles of 20 services (20; about 7 s
-# each under TCG, so the issue's 1000 take about 2 hours).
+# each under TCG, so 1000 take about 2 hours).
 bench: kernel userspace
 	@scripts/deps.sh bench
 	@QUICK='$(QUICK)' FOOT_CYCLES='$(FOOT_CYCLES)' bench/run.py

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make bench: what the series costs and what it guarantees (issue 13).
+"""make bench: what the series costs and what it guarantees.
 
     bench/run.py [--quick]
     bench/run.py --smoke    make check's smoke: QUICK in make check's image
@@ -15,8 +15,9 @@ plots. QUICK=1 (--quick): one round, short runs of every part.
 Environment: BUILD (the project's build directory), BENCH_BUILD (the bench's
 own build directory for its guest image and logs, default
 $BUILD/bench-build), ROUNDS (default 3, QUICK 1), BENCH_OUT (default
-$BUILD/bench), FOOT_CYCLES (part 4's start/stop cycles of 20 services:
-default 20, QUICK 3; about 7 s each here, the issue's 1000 take 2 hours).
+$BUILD/bench), FOOT_CYCLES (part 4's service start/stop cycles, 20
+services at a time: default 1000, QUICK 60; a round of 20 takes about 7 s
+here, so FOOT_CYCLES=20000 takes about 2 hours).
 
 --smoke (make check, tests/harness/dlcheck): one QUICK round in make
 check's own guest image ($BUILD/guest.img, no image of its own), output in

@@ -189,7 +189,7 @@ is "t68-c: refusal entry: action fail" "$(echo "$entry" | jq -r .DLD_ACTION)" fa
 is "t68-c: refusal entry: group media" "$(echo "$entry" | jq -r .DLD_GROUP)" media
 is "media allocation unchanged by the refusal" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 is "t68-c: dld does not keep it" "$(service_state t68-c)" none
-# What an operator sees at this point (README.md quotes a run).
+# What an operator sees at this point (units/CONTAINERS.md quotes a run).
 while IFS= read -r line; do diag "dlconf list: $line"; done < <(dlconf list 2>&1)
 while IFS= read -r line; do diag "journalctl -t dlsched-oci-hook: $line"; done < <(hook_lines "$c_id")
 diag "refusal entry: $(echo "$entry" | jq -r '.MESSAGE')"
