@@ -9,7 +9,7 @@
 #include "unitname.h"
 #include "util.h"
 
-const Verb dlconf_verbs[] = {
+const Verb args_verbs[] = {
         { "status", VERB_STATUS, 0, 0, VERB_JSON, "",
           "Show the system budget, the groups and their services",
           "Shows the deadline bandwidth of the system (the budget of each CPU, what is\n"
@@ -58,14 +58,14 @@ const Verb dlconf_verbs[] = {
         {}
 };
 
-const Verb *verb_find(const char *name) {
-        for (const Verb *v = dlconf_verbs; v->name; v++)
+static const Verb *verb_find(const char *name) {
+        for (const Verb *v = args_verbs; v->name; v++)
                 if (streq_ptr(v->name, name))
                         return v;
         return NULL;
 }
 
-void dlconf_help(FILE *f, const Verb *verb) {
+void args_help(FILE *f, const Verb *verb) {
         if (verb) {
                 fprintf(f, "dlconf %s%s%s\n\n%s.\n\n%s", verb->name, *verb->synopsis ? " " : "",
                         verb->synopsis, verb->summary, verb->help);
@@ -90,7 +90,7 @@ void dlconf_help(FILE *f, const Verb *verb) {
                 "dlconf [OPTIONS...] [VERB] [ARGS...]\n\n"
                 "Inspect and control dld, the deadline bandwidth daemon.\n\n"
                 "Verbs:\n");
-        for (const Verb *v = dlconf_verbs; v->name; v++)
+        for (const Verb *v = args_verbs; v->name; v++)
                 fprintf(f, "  %-9s %-20s %s\n", v->name,
                         v->flags & VERB_PARAMS ? "UNIT --runtime ..." : v->synopsis, v->summary);
         fprintf(f,
@@ -105,7 +105,7 @@ void dlconf_help(FILE *f, const Verb *verb) {
                 "See dlconf(8).\n");
 }
 
-int dlconf_unit_name(const char *arg, char **ret, char **ret_error) {
+int args_unit_name(const char *arg, char **ret, char **ret_error) {
         _cleanup_free_ char *name = NULL;
 
         *ret_error = NULL;
@@ -114,7 +114,7 @@ int dlconf_unit_name(const char *arg, char **ret, char **ret_error) {
                         return -ENOMEM;
         } else if (!(name = strdup(arg)))
                 return -ENOMEM;
-        if (!unit_name_is_valid(name))
+        if (!unitname_is_valid(name))
                 return errorf(ret_error, "'%s' is not a valid unit name", arg);
         *ret = TAKE_PTR(name);
         return 0;
@@ -144,7 +144,7 @@ enum {
         ARG_THREADS,
 };
 
-int dlconf_parse_args(int argc, char *argv[], DlconfArgs *ret, char **ret_error) {
+int args_parse(int argc, char *argv[], DlconfArgs *ret, char **ret_error) {
         static const struct option options[] = {
                 { "help",      no_argument,       NULL, 'h'           },
                 { "version",   no_argument,       NULL, ARG_VERSION   },
@@ -298,9 +298,9 @@ int dlconf_parse_args(int argc, char *argv[], DlconfArgs *ret, char **ret_error)
                         return errorf(ret_error, "%s: --period=TIME is required", a.verb->name);
                 /* The kernel's own rule (runtime <= deadline <= period, ranges):
                  * say it here rather than after a round trip. */
-                problem = dl_task_params_problem(a.runtime_usec,
-                                                 a.have_deadline ? a.deadline_usec : a.period_usec,
-                                                 a.period_usec);
+                problem = admission_task_params_problem(a.runtime_usec,
+                                                        a.have_deadline ? a.deadline_usec : a.period_usec,
+                                                        a.period_usec);
                 if (problem)
                         return errorf(ret_error, "%s: %s", a.verb->name, problem);
         }

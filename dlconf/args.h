@@ -28,6 +28,7 @@ typedef enum VerbId {
         VERB_ADMIT,
         VERB_RELEASE,
         VERB_HELP,
+        _VERB_ID_MAX,
 } VerbId;
 
 /* What a verb accepts besides its positional arguments. */
@@ -47,8 +48,9 @@ typedef struct Verb {
         const char *help;               /* the rest of "dlconf VERB --help" */
 } Verb;
 
-extern const Verb dlconf_verbs[];
-const Verb *verb_find(const char *name);
+/* Every verb, up to an entry with a NULL name. What each one runs is
+ * dlconf.c's: this table is the parser's and the help's. */
+extern const Verb args_verbs[];
 
 typedef enum ColorMode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 typedef enum JsonMode { JSON_OFF, JSON_SHORT, JSON_PRETTY } JsonMode;
@@ -73,11 +75,11 @@ typedef struct DlconfArgs {
 /* Parses argv (reordering it, as getopt does). On error returns -EINVAL and
  * sets *ret_error to one line saying what is wrong (caller frees); -ENOMEM
  * if that line cannot be allocated. */
-int dlconf_parse_args(int argc, char *argv[], DlconfArgs *ret, char **ret_error);
+int args_parse(int argc, char *argv[], DlconfArgs *ret, char **ret_error);
 
 /* A unit name from the command line: "foo" means "foo.service", as in
  * systemctl. Returns 0, -EINVAL (with *ret_error set) or -ENOMEM. */
-int dlconf_unit_name(const char *arg, char **ret, char **ret_error);
+int args_unit_name(const char *arg, char **ret, char **ret_error);
 
 /* "dlconf --help" (verb NULL) or "dlconf VERB --help". */
-void dlconf_help(FILE *f, const Verb *verb);
+void args_help(FILE *f, const Verb *verb);

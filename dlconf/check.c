@@ -29,7 +29,7 @@ char *check_unit_for_path(const char *path) {
                         dir--;
                 if (base - dir > 2 && strncmp(base - 2, ".d", 2) == 0) {
                         unit = strndup(dir, base - 2 - dir);
-                        if (unit && unit_name_is_valid(unit))
+                        if (unit && unitname_is_valid(unit))
                                 return unit;
                         free(unit);
                 }
@@ -98,7 +98,7 @@ static void requests_free(Request *reqs, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 free(reqs[i].unit);
                 free(reqs[i].slice);
-                deadline_request_done(&reqs[i].req);
+                dropin_request_done(&reqs[i].req);
         }
         free(reqs);
 }
@@ -136,12 +136,12 @@ static int predict(CheckResult *res, Request *reqs, size_t n_reqs) {
                         .period_usec = reqs[i].req.period_usec, .threads = reqs[i].req.threads,
                 };
         }
-        r = policy_predict(&res->policy, res->cpus, sr, n, v);
+        r = predict_policy(&res->policy, res->cpus, sr, n, v);
         if (r < 0)
                 return r;
         res->verdicts = calloc(n + 1, sizeof(CheckVerdict));
         if (!res->verdicts) {
-                verdicts_done(v, n);
+                predict_verdicts_done(v, n);
                 return -ENOMEM;
         }
         for (size_t i = 0; i < n; i++) {
@@ -163,7 +163,7 @@ static int predict(CheckResult *res, Request *reqs, size_t n_reqs) {
                 if (!cv->admitted)
                         res->n_refused++;
                 if (!cv->unit || (v[i].group >= 0 && !cv->group)) {
-                        verdicts_done(v, n);
+                        predict_verdicts_done(v, n);
                         return -ENOMEM;
                 }
         }
@@ -184,7 +184,7 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
 
                 if (!cf->text) {
                         r = diag_add(&ret->diags, cf->path, NULL, "cannot read: %s",
-                                     config_file_error(cf->read_error)) < 0 ? -ENOMEM : -EINVAL;
+                                     fileio_config_error(cf->read_error)) < 0 ? -ENOMEM : -EINVAL;
                         if (is_policy_file(cf->path)) {
                                 policy_parse_failed = true;
                                 ret->n_policy_files++;
@@ -211,7 +211,7 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
                         }
                         delegate = check_unit_file_service_value(cf->text, "Delegate");
                         if (delegate)
-                                rq->delegate = unit_delegate_value(delegate);
+                                rq->delegate = dropin_delegate_value(delegate);
                         r = dropin_parse(&rq->req, cf->path, cf->text, &ret->diags);
                         if (r == -EINVAL)
                                 rq->invalid = true;
@@ -237,7 +237,7 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
                         DeadlinePromote p;
 
                         /* As dld: X-DeadlinePromote=cgroup in a delegated unit. */
-                        if (deadline_promote_resolve(reqs[i].req.promote, reqs[i].delegate, &p, why, sizeof(why)) < 0) {
+                        if (dropin_promote_resolve(reqs[i].req.promote, reqs[i].delegate, &p, why, sizeof(why)) < 0) {
                                 snprintf(where, sizeof(where), "line %u", reqs[i].req.promote_at.line);
                                 r = diag_add(&ret->diags, reqs[i].req.promote_at.file, where, "%s", why) < 0 ? -ENOMEM : -EINVAL;
                                 if (r == -ENOMEM)
@@ -271,8 +271,8 @@ int check_exit_status(const CheckResult *r) {
         return EXIT_DLCONF_OK;
 }
 
-void format_check(FILE *f, const CheckResult *r, bool color) {
-        char a[PERCENT_MAX], b[PERCENT_MAX], t1[TIMESPAN_MAX], t2[TIMESPAN_MAX], t3[TIMESPAN_MAX], th[16];
+void check_format(FILE *f, const CheckResult *r, bool color) {
+        char a[ADMISSION_PERCENT_MAX], b[ADMISSION_PERCENT_MAX], t1[TIMESPAN_MAX], t2[TIMESPAN_MAX], t3[TIMESPAN_MAX], th[16];
         size_t admitted = r->n_verdicts - r->n_refused;
         unsigned w = 0;
 
@@ -293,15 +293,15 @@ void format_check(FILE *f, const CheckResult *r, bool color) {
                         fprintf(f, "System budget: admission control off.\n");
                 else
                         fprintf(f, "System budget: %s of each CPU = %s on %u CPU%s.\n",
-                                bw_to_percent(a, sizeof(a), dl_to_ratio(s->dl_period_us, s->dl_runtime_us)),
-                                bw_to_percent(b, sizeof(b), dl_capacity(r->cpus, s->dl_runtime_us, s->dl_period_us)),
+                                admission_bw_to_percent(a, sizeof(a), admission_to_ratio(s->dl_period_us, s->dl_runtime_us)),
+                                admission_bw_to_percent(b, sizeof(b), admission_capacity(r->cpus, s->dl_runtime_us, s->dl_period_us)),
                                 r->cpus, r->cpus == 1 ? "" : "s");
                 for (size_t i = 0; i < r->policy.n_groups; i++) {
                         const PolicyGroup *g = &r->policy.groups[i];
                         fprintf(f, "  group %s (%s): %s of each CPU = %s, on refusal: %s\n", g->name, g->slice,
-                                bw_to_percent(a, sizeof(a), dl_to_ratio(g->period_us, g->runtime_us)),
-                                bw_to_percent(b, sizeof(b), dl_capacity(r->cpus, g->runtime_us, g->period_us)),
-                                refusal_action_to_string(g->on_refusal));
+                                admission_bw_to_percent(a, sizeof(a), admission_to_ratio(g->period_us, g->runtime_us)),
+                                admission_bw_to_percent(b, sizeof(b), admission_capacity(r->cpus, g->runtime_us, g->period_us)),
+                                policy_refusal_action_to_string(g->on_refusal));
                 }
         }
 
@@ -316,17 +316,17 @@ void format_check(FILE *f, const CheckResult *r, bool color) {
                         timespan_format(t2, sizeof(t2), v->deadline_usec),
                         timespan_format(t3, sizeof(t3), v->period_usec));
                 if (v->threads != 1)
-                        fprintf(f, " x %s threads", threads_to_string(th, sizeof(th), v->threads));
+                        fprintf(f, " x %s threads", admission_threads_to_string(th, sizeof(th), v->threads));
                 if (v->admitted)
-                        fprintf(f, " in %s: reserves %s\n", v->group, bw_to_percent(a, sizeof(a), v->reserved));
+                        fprintf(f, " in %s: reserves %s\n", v->group, admission_bw_to_percent(a, sizeof(a), v->reserved));
                 else
-                        fprintf(f, ": refused by %s: %s\n", refused_by_to_string(v->refused_by), v->reason);
+                        fprintf(f, ": refused by %s: %s\n", predict_refused_by_to_string(v->refused_by), v->reason);
         }
         if (r->n_verdicts)
                 fprintf(f, "%zu admitted, %zu refused.\n", admitted, r->n_refused);
 }
 
-char *format_check_json(const CheckResult *r, JsonMode mode) {
+char *check_format_json(const CheckResult *r, JsonMode mode) {
         json_object *o = json_object_new_object(), *errors = json_object_new_array(),
                 *groups = json_object_new_array(), *verdicts = json_object_new_array();
 
@@ -346,8 +346,8 @@ char *format_check_json(const CheckResult *r, JsonMode mode) {
                         json_object_object_add(j, "slice", json_object_new_string(g->slice));
                         json_object_object_add(j, "runtime_usec", json_object_new_int64(g->runtime_us));
                         json_object_object_add(j, "period_usec", json_object_new_uint64(g->period_us));
-                        json_object_object_add(j, "reserved", json_object_new_uint64(dl_capacity(r->cpus, g->runtime_us, g->period_us)));
-                        json_object_object_add(j, "on_refusal", json_object_new_string(refusal_action_to_string(g->on_refusal)));
+                        json_object_object_add(j, "reserved", json_object_new_uint64(admission_capacity(r->cpus, g->runtime_us, g->period_us)));
+                        json_object_object_add(j, "on_refusal", json_object_new_string(policy_refusal_action_to_string(g->on_refusal)));
                         json_object_array_add(groups, j);
                 }
         json_object_object_add(o, "groups", groups);
@@ -358,7 +358,7 @@ char *format_check_json(const CheckResult *r, JsonMode mode) {
                 json_object_object_add(j, "unit", json_object_new_string(v->unit));
                 json_object_object_add(j, "group", json_object_new_string(v->group ?: ""));
                 json_object_object_add(j, "verdict", json_object_new_string(v->admitted ? "admitted" : "refused"));
-                json_object_object_add(j, "refused_by", json_object_new_string(v->admitted ? "" : refused_by_to_string(v->refused_by)));
+                json_object_object_add(j, "refused_by", json_object_new_string(v->admitted ? "" : predict_refused_by_to_string(v->refused_by)));
                 json_object_object_add(j, "reason", json_object_new_string(v->reason ?: ""));
                 json_object_object_add(j, "runtime_usec", json_object_new_uint64(v->runtime_usec));
                 json_object_object_add(j, "deadline_usec", json_object_new_uint64(v->deadline_usec));

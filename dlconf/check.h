@@ -19,7 +19,7 @@ typedef struct CheckFile {
         const char *path;       /* *.json: policy; anything else: unit file or drop-in */
         const char *text;       /* NULL when it could not be read */
         size_t size;            /* 0: strlen(text) */
-        int read_error;         /* why not (read_config_file()), reported as a problem */
+        int read_error;         /* why not (fileio_read_config()), reported as a problem */
 } CheckFile;
 
 typedef struct CheckVerdict {
@@ -65,5 +65,5 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
 /* Exit status for the result: 0, EXIT_DLCONF_INVALID or EXIT_DLCONF_REFUSED. */
 int check_exit_status(const CheckResult *r);
 
-void format_check(FILE *f, const CheckResult *r, bool color);
-char *format_check_json(const CheckResult *r, JsonMode mode);
+void check_format(FILE *f, const CheckResult *r, bool color);
+char *check_format_json(const CheckResult *r, JsonMode mode);

@@ -150,7 +150,7 @@ int client_get_state(sd_bus *bus, DlconfState *ret, sd_bus_error *error) {
                                         &g.max_request, &g.max_services, &g.service_count, &on_refusal);
                 if (r <= 0)
                         break;
-                DlconfGroup *n = dlconf_state_add_group(&s);
+                DlconfGroup *n = state_add_group(&s);
                 if (!n) {
                         r = -ENOMEM;
                         goto fail;
@@ -174,7 +174,7 @@ int client_get_state(sd_bus *bus, DlconfState *ret, sd_bus_error *error) {
         if (r < 0)
                 goto fail;
         for (;;) {
-                DlconfService *n = dlconf_state_add_service(&s);
+                DlconfService *n = state_add_service(&s);
 
                 if (!n) {
                         r = -ENOMEM;
@@ -182,7 +182,7 @@ int client_get_state(sd_bus *bus, DlconfState *ret, sd_bus_error *error) {
                 }
                 r = read_service(services, n);
                 if (r <= 0) {
-                        dlconf_service_done(n);
+                        state_service_done(n);
                         s.n_services--;
                         break;
                 }
@@ -192,7 +192,7 @@ int client_get_state(sd_bus *bus, DlconfState *ret, sd_bus_error *error) {
         *ret = s;
         return 0;
 fail:
-        dlconf_state_done(&s);
+        state_done(&s);
         return r;
 }
 
@@ -206,7 +206,7 @@ int client_get_service(sd_bus *bus, const char *unit, DlconfService *ret, sd_bus
                 return r;
         r = read_service(reply, &s);
         if (r <= 0) {
-                dlconf_service_done(&s);
+                state_service_done(&s);
                 return r < 0 ? r : -EBADMSG;
         }
         *ret = s;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dlconf: the operator's command line for dld. Thin: argument parsing
  * (args.c), D-Bus calls (client.c) and output (format.c, check.c) live in
- * their own modules; this file dispatches the verbs. */
+ * their own modules; this file has the verbs and their dispatch table. */
 
 #include <glob.h>
 
@@ -63,7 +63,12 @@ static int print_json(char *text) {
         return EXIT_DLCONF_OK;
 }
 
-static int verb_status_or_list(const DlconfArgs *a, sd_bus *bus) {
+/* Each verb takes the command line and what dispatch_verb() set up for it
+ * (the needs of its entry in verbs[] below): the bus, NULL if it needs
+ * none; unit, args[0] as a unit name, NULL if it needs none (or for show,
+ * an argument that is no unit name but may name a container). */
+
+static int status_or_list(const DlconfArgs *a, sd_bus *bus, bool status) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         DlconfState s = {};
         FormatOptions o = format_options(a);
@@ -73,21 +78,29 @@ static int verb_status_or_list(const DlconfArgs *a, sd_bus *bus) {
         if (r < 0)
                 return bus_failure(NULL, &error, r);
         if (a->json != JSON_OFF)
-                ret = print_json(a->verb->id == VERB_STATUS ? format_status_json(&s, a->json)
-                                                            : format_list_json(&s, a->json));
+                ret = print_json(status ? format_status_json(&s, a->json) : format_list_json(&s, a->json));
         else {
-                if (a->verb->id == VERB_STATUS)
+                if (status)
                         format_status(stdout, &s, &o);
                 else
                         format_list(stdout, &s, &o);
                 ret = EXIT_DLCONF_OK;
         }
-        dlconf_state_done(&s);
+        state_done(&s);
         return ret;
 }
 
-/* unit: the argument as a unit name (NULL if it is none); a container is
- * named by the argument itself, its name or ID. */
+static int verb_status(const DlconfArgs *a, sd_bus *bus, const char *unit) {
+        (void) unit;
+        return status_or_list(a, bus, true);
+}
+
+static int verb_list(const DlconfArgs *a, sd_bus *bus, const char *unit) {
+        (void) unit;
+        return status_or_list(a, bus, false);
+}
+
+/* A container is named by the argument itself, its name or ID. */
 static int verb_show(const DlconfArgs *a, sd_bus *bus, const char *unit) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         DlconfService svc = {};
@@ -115,7 +128,7 @@ static int verb_show(const DlconfArgs *a, sd_bus *bus, const char *unit) {
                 ret = print_json(format_show_json(&svc, a->json));
         else
                 format_show(stdout, &svc, &o);
-        dlconf_service_done(&svc);
+        state_service_done(&svc);
         return ret;
 }
 
@@ -135,7 +148,7 @@ static int check_file_add(CheckFile **files, size_t *n, const char *path) {
 
         /* A file that is there but not fit to be read (a FIFO, a device, too
          * large) is a problem of the configuration, reported with the rest. */
-        r = read_config_file(path, &text, &size);
+        r = fileio_read_config(path, &text, &size);
         if (r < 0 && r != -EBADFD && r != -EFBIG && r != -EISDIR) {
                 log_error("check: %s: %s", path, strerror(-r));
                 return r;
@@ -157,13 +170,13 @@ static int64_t read_knob(const char *name, int64_t fallback) {
         _cleanup_free_ char *path = NULL, *text = NULL;
         long long v;
 
-        if (asprintf(&path, "/proc/sys/kernel/%s", name) < 0 || read_full_file(path, &text, NULL) < 0 ||
+        if (asprintf(&path, "/proc/sys/kernel/%s", name) < 0 || fileio_read_full(path, &text, NULL) < 0 ||
             sscanf(text, "%lld", &v) != 1)
                 return fallback;
         return v;
 }
 
-static int verb_check(const DlconfArgs *a) {
+static int verb_check(const DlconfArgs *a, sd_bus *bus, const char *unit) {
         CheckFile *files = NULL;
         size_t n = 0;
         bool have_policy = false;
@@ -177,6 +190,7 @@ static int verb_check(const DlconfArgs *a) {
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         int r, ret;
 
+        (void) bus, (void) unit;
         for (unsigned i = 0; i < a->n_args; i++)
                 if (strlen(a->args[i]) > 5 && strcmp(a->args[i] + strlen(a->args[i]) - 5, ".json") == 0)
                         have_policy = true;
@@ -206,9 +220,9 @@ static int verb_check(const DlconfArgs *a) {
                 return EXIT_DLCONF_FAILURE;
         }
         if (a->json != JSON_OFF)
-                ret = print_json(format_check_json(&res, a->json));
+                ret = print_json(check_format_json(&res, a->json));
         else {
-                format_check(stdout, &res, use_color(a));
+                check_format(stdout, &res, use_color(a));
                 ret = EXIT_DLCONF_OK;
         }
         if (ret == EXIT_DLCONF_OK)
@@ -217,18 +231,74 @@ static int verb_check(const DlconfArgs *a) {
         return ret;
 }
 
-static int run(const DlconfArgs *a) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+static int verb_reload(const DlconfArgs *a, sd_bus *bus, const char *unit) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_free_ char *unit = NULL, *msg = NULL;
         int r;
 
-        if (a->verb->id == VERB_CHECK)
-                return verb_check(a);
+        (void) a, (void) unit;
+        r = client_reload(bus, &error);
+        return r < 0 ? bus_failure("reload", &error, r) : EXIT_DLCONF_OK;
+}
 
-        if (a->verb->id == VERB_SHOW || a->verb->id == VERB_ADMIT || a->verb->id == VERB_RELEASE) {
-                r = dlconf_unit_name(a->args[0], &unit, &msg);
-                if (r == -EINVAL && a->verb->id == VERB_SHOW && container_name_is_valid(a->args[0]))
+static int verb_admit(const DlconfArgs *a, sd_bus *bus, const char *unit) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = client_admit(bus, unit, a->runtime_usec, a->have_deadline ? a->deadline_usec : 0,
+                         a->period_usec, a->have_threads ? a->threads : 1, &error);
+        return r < 0 ? bus_failure(unit, &error, r) : EXIT_DLCONF_OK;
+}
+
+static int verb_release(const DlconfArgs *a, sd_bus *bus, const char *unit) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        (void) a;
+        r = client_release(bus, unit, &error);
+        return r < 0 ? bus_failure(unit, &error, r) : EXIT_DLCONF_OK;
+}
+
+/* What dispatch_verb() sets up before a verb runs. */
+enum {
+        NEEDS_UNIT = 1 << 0,            /* args[0] as a unit name ("foo" is foo.service) */
+        UNIT_OR_CONTAINER = 1 << 1,     /* with NEEDS_UNIT: or else a container's name or ID */
+        NEEDS_BUS = 1 << 2,             /* a connection to the system bus */
+};
+
+typedef struct VerbDispatch {
+        unsigned needs;
+        int (*run)(const DlconfArgs *a, sd_bus *bus, const char *unit);
+} VerbDispatch;
+
+/* What each verb of args.c's table runs. The functions are here and not
+ * in that table, which would make args.c (the pure parser the tests link)
+ * depend on this file; indexed by VerbId, so that no name is spelt twice.
+ * "help" has no entry: the parser turns it into --help. */
+static const VerbDispatch verbs[_VERB_ID_MAX] = {
+        [VERB_STATUS]  = { NEEDS_BUS,                                  verb_status  },
+        [VERB_LIST]    = { NEEDS_BUS,                                  verb_list    },
+        [VERB_SHOW]    = { NEEDS_UNIT | UNIT_OR_CONTAINER | NEEDS_BUS, verb_show    },
+        [VERB_CHECK]   = { 0,                                          verb_check   },
+        [VERB_RELOAD]  = { NEEDS_BUS,                                  verb_reload  },
+        [VERB_ADMIT]   = { NEEDS_UNIT | NEEDS_BUS,                     verb_admit   },
+        [VERB_RELEASE] = { NEEDS_UNIT | NEEDS_BUS,                     verb_release },
+};
+
+/* Runs a->verb; returns the exit status. The unit argument is checked
+ * before the bus is opened: a bad one is a usage error (exit 2) even
+ * where dld cannot be reached. */
+static int dispatch_verb(const DlconfArgs *a) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *unit = NULL, *msg = NULL;
+        const VerbDispatch *d = a->verb->id < ELEMENTSOF(verbs) ? &verbs[a->verb->id] : NULL;
+        int r;
+
+        if (!d || !d->run)
+                return EXIT_DLCONF_FAILURE;
+
+        if (d->needs & NEEDS_UNIT) {
+                r = args_unit_name(a->args[0], &unit, &msg);
+                if (r == -EINVAL && (d->needs & UNIT_OR_CONTAINER) && container_name_is_valid(a->args[0]))
                         r = 0;          /* a container's name or ID, perhaps */
                 if (r < 0) {
                         log_error("%s: %s", a->verb->name, msg ?: "out of memory");
@@ -236,31 +306,15 @@ static int run(const DlconfArgs *a) {
                 }
         }
 
-        r = client_open(&bus);
-        if (r < 0) {
-                log_error("cannot connect to the system bus: %s", strerror(-r));
-                return EXIT_DLCONF_UNREACHABLE;
+        if (d->needs & NEEDS_BUS) {
+                r = client_open(&bus);
+                if (r < 0) {
+                        log_error("cannot connect to the system bus: %s", strerror(-r));
+                        return EXIT_DLCONF_UNREACHABLE;
+                }
         }
 
-        switch (a->verb->id) {
-        case VERB_STATUS:
-        case VERB_LIST:
-                return verb_status_or_list(a, bus);
-        case VERB_SHOW:
-                return verb_show(a, bus, unit);
-        case VERB_RELOAD:
-                r = client_reload(bus, &error);
-                return r < 0 ? bus_failure("reload", &error, r) : EXIT_DLCONF_OK;
-        case VERB_ADMIT:
-                r = client_admit(bus, unit, a->runtime_usec, a->have_deadline ? a->deadline_usec : 0,
-                                 a->period_usec, a->have_threads ? a->threads : 1, &error);
-                return r < 0 ? bus_failure(unit, &error, r) : EXIT_DLCONF_OK;
-        case VERB_RELEASE:
-                r = client_release(bus, unit, &error);
-                return r < 0 ? bus_failure(unit, &error, r) : EXIT_DLCONF_OK;
-        default:
-                return EXIT_DLCONF_FAILURE;
-        }
+        return d->run(a, bus, unit);
 }
 
 int main(int argc, char *argv[]) {
@@ -268,7 +322,7 @@ int main(int argc, char *argv[]) {
         DlconfArgs a;
         int r;
 
-        r = dlconf_parse_args(argc, argv, &a, &error);
+        r = args_parse(argc, argv, &a, &error);
         if (r < 0) {
                 log_error("%s", error ?: "out of memory");
                 return EXIT_DLCONF_USAGE;
@@ -278,8 +332,8 @@ int main(int argc, char *argv[]) {
                 return EXIT_DLCONF_OK;
         }
         if (a.help) {
-                dlconf_help(stdout, a.verb);
+                args_help(stdout, a.verb);
                 return EXIT_DLCONF_OK;
         }
-        return run(&a);
+        return dispatch_verb(&a);
 }

@@ -34,10 +34,10 @@ static const char *state_color(const char *state) {
 }
 
 /* Bandwidth as a percentage of one CPU; "unlimited" for DL_BW_UNLIMITED. */
-static const char *pct(char buf[static PERCENT_MAX], uint64_t bw) {
+static const char *pct(char buf[static ADMISSION_PERCENT_MAX], uint64_t bw) {
         if (bw == DL_BW_UNLIMITED)
                 return "unlimited";
-        return bw_to_percent(buf, PERCENT_MAX, bw);
+        return admission_bw_to_percent(buf, ADMISSION_PERCENT_MAX, bw);
 }
 
 static const char *span(char buf[static TIMESPAN_MAX], uint64_t usec) {
@@ -82,10 +82,10 @@ static const char *threads_words(char *buf, size_t size, uint32_t threads) {
 }
 
 static void format_service_line(FILE *f, const DlconfService *svc, const FormatOptions *o, unsigned unit_width) {
-        char r[TIMESPAN_MAX], d[TIMESPAN_MAX], p[TIMESPAN_MAX], b[PERCENT_MAX], t[32], l[DLCONF_LABEL_MAX];
+        char r[TIMESPAN_MAX], d[TIMESPAN_MAX], p[TIMESPAN_MAX], b[ADMISSION_PERCENT_MAX], t[32], l[DLCONF_LABEL_MAX];
 
         fprintf(f, "    %s%-*s%s %s%-8s%s runtime %s deadline %s period %s",
-                color(o, ANSI_BOLD), (int) unit_width, dlconf_service_label(svc, l, sizeof(l)), color(o, ANSI_RESET),
+                color(o, ANSI_BOLD), (int) unit_width, state_service_label(svc, l, sizeof(l)), color(o, ANSI_RESET),
                 color(o, state_color(svc->state)), svc->state, color(o, ANSI_RESET),
                 span(r, svc->runtime_usec), span(d, svc->deadline_usec), span(p, svc->period_usec));
         if (svc->reserved)
@@ -104,7 +104,7 @@ static unsigned unit_width(const DlconfState *s, const char *group) {
 
         for (size_t i = 0; i < s->n_services; i++)
                 if (!group || streq_ptr(s->services[i].group, group))
-                        w = MAX(w, (unsigned) strlen(dlconf_service_label(&s->services[i], l, sizeof(l))));
+                        w = MAX(w, (unsigned) strlen(state_service_label(&s->services[i], l, sizeof(l))));
         return w;
 }
 
@@ -125,7 +125,7 @@ static bool group_known(const DlconfState *s, const char *name) {
 
 void format_status(FILE *f, const DlconfState *s, const FormatOptions *o) {
         const DlconfSystem *sys = &s->system;
-        char a[PERCENT_MAX], b[PERCENT_MAX], c[PERCENT_MAX], d[PERCENT_MAX];
+        char a[ADMISSION_PERCENT_MAX], b[ADMISSION_PERCENT_MAX], c[ADMISSION_PERCENT_MAX], d[ADMISSION_PERCENT_MAX];
         char r[TIMESPAN_MAX], p[TIMESPAN_MAX];
         char l[DLCONF_LABEL_MAX];
         unsigned orphan_width = 0;
@@ -137,7 +137,7 @@ void format_status(FILE *f, const DlconfState *s, const FormatOptions *o) {
         else {
                 fprintf(f, "%sSystem budget:%s %s of each CPU (%s every %s) on %u CPU%s = %s\n",
                         color(o, ANSI_BOLD), color(o, ANSI_RESET),
-                        pct(a, dl_to_ratio(sys->period_usec, sys->runtime_usec)),
+                        pct(a, admission_to_ratio(sys->period_usec, sys->runtime_usec)),
                         span(r, sys->runtime_usec), span(p, sys->period_usec), sys->cpus,
                         sys->cpus == 1 ? "" : "s", pct(b, sys->bandwidth));
                 fprintf(f, "               allocated %s, free %s\n", pct(c, sys->allocated),
@@ -154,7 +154,7 @@ void format_status(FILE *f, const DlconfState *s, const FormatOptions *o) {
         else
                 fprintf(f, "%sRT budget:%s     %s of each CPU (%s every %s)\n",
                         color(o, ANSI_BOLD), color(o, ANSI_RESET),
-                        pct(a, dl_to_ratio(sys->rt_period_usec, sys->rt_runtime_usec)),
+                        pct(a, admission_to_ratio(sys->rt_period_usec, sys->rt_runtime_usec)),
                         span(r, sys->rt_runtime_usec), span(p, sys->rt_period_usec));
         fprintf(f, "%sPolicy:%s        %s", color(o, ANSI_BOLD), color(o, ANSI_RESET),
                 sys->policy_directory ?: "");
@@ -177,7 +177,7 @@ void format_status(FILE *f, const DlconfState *s, const FormatOptions *o) {
                         g->slice, pct(a, g->reserved));
                 if (g->runtime_usec >= 0)
                         fprintf(f, " = %s of each CPU (%s every %s)",
-                                pct(b, dl_to_ratio(g->period_usec, g->runtime_usec)),
+                                pct(b, admission_to_ratio(g->period_usec, g->runtime_usec)),
                                 span(r, g->runtime_usec), span(p, g->period_usec));
                 fprintf(f, "\n    allocated %s, free %s; %u service%s", pct(c, g->allocated), pct(d, g->free),
                         g->service_count, g->service_count == 1 ? "" : "s");
@@ -197,7 +197,7 @@ void format_status(FILE *f, const DlconfState *s, const FormatOptions *o) {
         for (size_t i = 0; i < s->n_services; i++)
                 if (!group_known(s, s->services[i].group))
                         orphan_width = MAX(orphan_width,
-                                           (unsigned) strlen(dlconf_service_label(&s->services[i], l, sizeof(l))));
+                                           (unsigned) strlen(state_service_label(&s->services[i], l, sizeof(l))));
         if (orphan_width)
                 fprintf(f, "\n%sNot in a deadline group:%s\n", color(o, ANSI_BOLD), color(o, ANSI_RESET));
         for (size_t i = 0; i < s->n_services; i++)
@@ -213,7 +213,7 @@ static void service_cells(const DlconfService *svc, char cells[N_COLS][TIMESPAN_
 
         char l[DLCONF_LABEL_MAX];
 
-        snprintf(cells[COL_UNIT], sizeof(cells[0]), "%s", dlconf_service_label(svc, l, sizeof(l)));
+        snprintf(cells[COL_UNIT], sizeof(cells[0]), "%s", state_service_label(svc, l, sizeof(l)));
         snprintf(cells[COL_GROUP], sizeof(cells[0]), "%s", *svc->group ? svc->group : "-");
         snprintf(cells[COL_STATE], sizeof(cells[0]), "%s", svc->state);
         snprintf(cells[COL_RUNTIME], sizeof(cells[0]), "%s", span(t, svc->runtime_usec));
@@ -224,7 +224,7 @@ static void service_cells(const DlconfService *svc, char cells[N_COLS][TIMESPAN_
         else
                 snprintf(cells[COL_FOR], sizeof(cells[0]), "all");
         if (svc->reserved)
-                bw_to_percent(cells[COL_RESERVED], sizeof(cells[0]), svc->reserved);
+                admission_bw_to_percent(cells[COL_RESERVED], sizeof(cells[0]), svc->reserved);
         else
                 snprintf(cells[COL_RESERVED], sizeof(cells[0]), "-");
         snprintf(cells[COL_THREADS], sizeof(cells[0]), "%u/%u", svc->threads, svc->threads_total);
@@ -273,9 +273,9 @@ void format_list(FILE *f, const DlconfState *s, const FormatOptions *o) {
 }
 
 void format_show(FILE *f, const DlconfService *svc, const FormatOptions *o) {
-        char t[TIMESPAN_MAX], b[PERCENT_MAX], w[32], l[DLCONF_LABEL_MAX];
+        char t[TIMESPAN_MAX], b[ADMISSION_PERCENT_MAX], w[32], l[DLCONF_LABEL_MAX];
 
-        fprintf(f, "%s%s%s\n", color(o, ANSI_BOLD), dlconf_service_label(svc, l, sizeof(l)), color(o, ANSI_RESET));
+        fprintf(f, "%s%s%s\n", color(o, ANSI_BOLD), state_service_label(svc, l, sizeof(l)), color(o, ANSI_RESET));
         if (svc->container_id && *svc->container_id)
                 fprintf(f, " Container: %s, ID %s\n     Scope: %s\n", svc->container_name, svc->container_id, svc->unit);
         fprintf(f, "     Group: %s\n", *svc->group ? svc->group : "(none)");
@@ -283,7 +283,7 @@ void format_show(FILE *f, const DlconfService *svc, const FormatOptions *o) {
         fprintf(f, "   Runtime: %s\n", span(t, svc->runtime_usec));
         fprintf(f, "  Deadline: %s\n", span(t, svc->deadline_usec));
         fprintf(f, "    Period: %s\n", span(t, svc->period_usec));
-        fprintf(f, " Bandwidth: %s of a CPU per thread\n", pct(b, dl_to_ratio(svc->period_usec, svc->runtime_usec)));
+        fprintf(f, " Bandwidth: %s of a CPU per thread\n", pct(b, admission_to_ratio(svc->period_usec, svc->runtime_usec)));
         fprintf(f, "       For: %s\n", threads_words(w, sizeof(w), svc->threads_requested));
         fprintf(f, "  Reserved: %s\n", svc->reserved ? pct(b, svc->reserved) : "nothing");
         fprintf(f, "   Threads: %u of %u SCHED_DEADLINE\n", svc->threads, svc->threads_total);

@@ -2,7 +2,7 @@
 #include "state.h"
 #include "util.h"
 
-void dlconf_system_done(DlconfSystem *s) {
+void state_system_done(DlconfSystem *s) {
         free(s->version);
         free(s->policy_directory);
         strv_free(s->policy_files);
@@ -10,14 +10,14 @@ void dlconf_system_done(DlconfSystem *s) {
         *s = (DlconfSystem) {};
 }
 
-void dlconf_group_done(DlconfGroup *g) {
+void state_group_done(DlconfGroup *g) {
         free(g->name);
         free(g->slice);
         free(g->on_refusal);
         *g = (DlconfGroup) {};
 }
 
-void dlconf_service_done(DlconfService *s) {
+void state_service_done(DlconfService *s) {
         free(s->unit);
         free(s->group);
         free(s->state);
@@ -28,20 +28,20 @@ void dlconf_service_done(DlconfService *s) {
         *s = (DlconfService) {};
 }
 
-const char *dlconf_service_label(const DlconfService *s, char *buf, size_t size) {
+const char *state_service_label(const DlconfService *s, char *buf, size_t size) {
         if (!s->container_id || !*s->container_id)
                 return s->unit;
         snprintf(buf, size, "%s (container %.12s)", s->container_name, s->container_id);
         return buf;
 }
 
-void dlconf_state_done(DlconfState *s) {
-        dlconf_system_done(&s->system);
+void state_done(DlconfState *s) {
+        state_system_done(&s->system);
         for (size_t i = 0; i < s->n_groups; i++)
-                dlconf_group_done(&s->groups[i]);
+                state_group_done(&s->groups[i]);
         free(s->groups);
         for (size_t i = 0; i < s->n_services; i++)
-                dlconf_service_done(&s->services[i]);
+                state_service_done(&s->services[i]);
         free(s->services);
         *s = (DlconfState) {};
 }
@@ -57,10 +57,10 @@ void dlconf_state_done(DlconfState *s) {
                 _a;                                                     \
         })
 
-DlconfGroup *dlconf_state_add_group(DlconfState *s) {
+DlconfGroup *state_add_group(DlconfState *s) {
         return ADD_ENTRY(s->groups, s->n_groups);
 }
 
-DlconfService *dlconf_state_add_service(DlconfState *s) {
+DlconfService *state_add_service(DlconfState *s) {
         return ADD_ENTRY(s->services, s->n_services);
 }

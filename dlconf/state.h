@@ -61,16 +61,16 @@ typedef struct DlconfState {
         size_t n_services;
 } DlconfState;
 
-void dlconf_system_done(DlconfSystem *s);
-void dlconf_group_done(DlconfGroup *g);
-void dlconf_service_done(DlconfService *s);
+void state_system_done(DlconfSystem *s);
+void state_group_done(DlconfGroup *g);
+void state_service_done(DlconfService *s);
 
 /* How dlconf names an entry: the unit, or "NAME (container ID12)" for a
  * container. Returns s->unit or buf. */
 #define DLCONF_LABEL_MAX 300
-const char *dlconf_service_label(const DlconfService *s, char *buf, size_t size);
-void dlconf_state_done(DlconfState *s);
+const char *state_service_label(const DlconfService *s, char *buf, size_t size);
+void state_done(DlconfState *s);
 
 /* Appends a zeroed entry and returns it, or NULL on ENOMEM. */
-DlconfGroup *dlconf_state_add_group(DlconfState *s);
-DlconfService *dlconf_state_add_service(DlconfState *s);
+DlconfGroup *state_add_group(DlconfState *s);
+DlconfService *state_add_service(DlconfState *s);

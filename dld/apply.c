@@ -34,7 +34,7 @@ static int ensure_slice(Manager *m, const char *slice, char **cgroup) {
                 return -ENOMEM;
         free(*cgroup);
         *cgroup = cg;
-        return wait_for_dl_file(m->kfs, *cgroup, 3 * USEC_PER_SEC);
+        return systemd_wait_for_dl_file(m->kfs, *cgroup, 3 * USEC_PER_SEC);
 }
 
 static int write_step(Manager *m, const PlanStep *s, const ApplyGroup *groups, int64_t value) {
@@ -47,7 +47,7 @@ static const char *step_target(const PlanStep *s, const ApplyGroup *groups) {
         return s->knob == KNOB_GROUP_RUNTIME || s->knob == KNOB_GROUP_PERIOD ? groups[s->group].slice : "/proc/sys/kernel";
 }
 
-int manager_apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
+int apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
         _cleanup_free_ ApplyGroup *ag = NULL;
         _cleanup_free_ PlanGroup *pg = NULL;
         _cleanup_free_ PlanStep *steps = NULL;
@@ -108,7 +108,7 @@ int manager_apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
         }
 
         /* The model of the kernel as it is now. */
-        dl_model_init(&model, kernelfs_cpus(m->kfs), cur.dl_runtime_us, cur.dl_period_us, cur.rt_runtime_us, cur.rt_period_us);
+        admission_model_init(&model, kernelfs_cpus(m->kfs), cur.dl_runtime_us, cur.dl_period_us, cur.rt_runtime_us, cur.rt_period_us);
         model.pool.inner = total_bw;
         for (size_t i = 0; i < n; i++) {
                 int64_t rt = -1, pe = (int64_t) cur.dl_period_us, inner = 0;
@@ -116,7 +116,7 @@ int manager_apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
                 (void) kernelfs_cgroup_read(m->kfs, ag[i].cgroup, "cpu.dl_runtime_us", &rt);
                 (void) kernelfs_cgroup_read(m->kfs, ag[i].cgroup, "cpu.dl_period_us", &pe);
                 (void) kernelfs_cgroup_read(m->kfs, ag[i].cgroup, "cpu.dl_total_bw", &inner);
-                dl_model_add_observed(&pg[i].node, &model.pool, rt, (uint64_t) pe, (uint64_t) inner);
+                admission_model_add_observed(&pg[i].node, &model.pool, rt, (uint64_t) pe, (uint64_t) inner);
                 if (i >= np->n_groups || pg[i].want_period_us == 0) {
                         pg[i].want_runtime_us = -1;
                         pg[i].want_period_us = (uint64_t) pe;
@@ -127,7 +127,7 @@ int manager_apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
                 ssize_t best = -1;
 
                 for (size_t j = 0; j < n; j++)
-                        if (i != j && slice_contains(ag[j].slice, ag[i].slice) &&
+                        if (i != j && unitname_slice_contains(ag[j].slice, ag[i].slice) &&
                             (best < 0 || strlen(ag[j].slice) > strlen(ag[best].slice)))
                                 best = (ssize_t) j;
                 if (best >= 0)

@@ -4,8 +4,8 @@
 /* Applying a validated policy (apply.c): the kernel writes in an order the
  * kernel accepts, all or nothing. */
 
-#include "manager.h"
+#include "types.h"
 
 /* 0, or a negative errno with error set (a DLD_ERROR_* and why); the
  * previous policy is then in force again. */
-int manager_apply_policy(Manager *m, Policy *np, sd_bus_error *error);
+int apply_policy(Manager *m, Policy *np, sd_bus_error *error);

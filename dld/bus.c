@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* org.dlsched.Dld1.Manager: see org.dlsched.Dld1.xml. */
 #include "bus.h"
+#include "containers.h"
 #include "dlsched/dld-bus.h"
 #include "log.h"
 #include "predict.h"
@@ -40,7 +41,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
         if (strcmp(property, "PolicyFiles") == 0)
                 return sd_bus_message_append_strv(reply, m->policy.files ?: (char *[]) { NULL });
         if (strcmp(property, "CgroupHierarchy") == 0)
-                return sd_bus_message_append(reply, "s", cgroup_hierarchy_to_string(m->kfs->hierarchy));
+                return sd_bus_message_append(reply, "s", kernelfs_hierarchy_to_string(m->kfs->hierarchy));
         if (strcmp(property, "CPUs") == 0)
                 return sd_bus_message_append(reply, "u", kernelfs_cpus(m->kfs));
         if (strcmp(property, "SystemRuntimeUSec") == 0)
@@ -48,7 +49,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
         if (strcmp(property, "SystemPeriodUSec") == 0)
                 return sd_bus_message_append(reply, "t", b.dl_period_us);
         if (strcmp(property, "SystemBandwidth") == 0)
-                return sd_bus_message_append(reply, "t", dl_capacity(kernelfs_cpus(m->kfs), b.dl_runtime_us, b.dl_period_us));
+                return sd_bus_message_append(reply, "t", admission_capacity(kernelfs_cpus(m->kfs), b.dl_runtime_us, b.dl_period_us));
         if (strcmp(property, "SystemAllocated") == 0) {
                 (void) kernelfs_read_total_bw(m->kfs, &total);
                 return sd_bus_message_append(reply, "t", total);
@@ -63,7 +64,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 static int append_group(Manager *m, sd_bus_message *reply, const PolicyGroup *g) {
         _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, g->slice);
         unsigned cpus = kernelfs_cpus(m->kfs);
-        uint64_t reserved = dl_capacity(cpus, g->runtime_us, g->period_us);
+        uint64_t reserved = admission_capacity(cpus, g->runtime_us, g->period_us);
         int64_t allocated = 0;
 
         if (cg)
@@ -74,8 +75,8 @@ static int append_group(Manager *m, sd_bus_message *reply, const PolicyGroup *g)
                                      reserved, (uint64_t) allocated,
                                      reserved > (uint64_t) allocated ? reserved - (uint64_t) allocated : (uint64_t) 0,
                                      g->max_request_bw, g->max_services,
-                                     manager_count_admitted(m, g->name, NULL),
-                                     refusal_action_to_string(g->on_refusal));
+                                     service_count_admitted(m, g->name, NULL),
+                                     policy_refusal_action_to_string(g->on_refusal));
 }
 
 /* Replies with an array of n elements of signature sig, each appended by append(m, reply, i). */
@@ -148,7 +149,7 @@ static int method_get_service(sd_bus_message *msg, void *userdata, sd_bus_error 
                 return r;
         if ((r = sd_bus_message_read(msg, "s", &unit)) < 0)
                 return r;
-        s = manager_find_entry(m, unit);
+        s = service_find(m, unit) ?: containers_find(m, unit);
         if (!s)
                 return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
@@ -168,7 +169,7 @@ static int method_admit_unit(sd_bus_message *msg, void *userdata, sd_bus_error *
                 return r;
         if ((r = sd_bus_message_read(msg, "stttu", &unit, &runtime, &deadline, &period, &threads)) < 0)
                 return r;
-        r = manager_admit_manual(m, unit, runtime, deadline, period, threads_from_bus(threads), error);
+        r = service_admit_manual(m, unit, runtime, deadline, period, threads_from_bus(threads), error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, NULL);
@@ -183,7 +184,7 @@ static int method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error
                 return r;
         if ((r = sd_bus_message_read(msg, "s", &unit)) < 0)
                 return r;
-        r = manager_release_manual(m, unit, error);
+        r = service_release_manual(m, unit, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, NULL);
@@ -201,7 +202,7 @@ static int method_admit_container(sd_bus_message *msg, void *userdata, sd_bus_er
         if ((r = sd_bus_message_read(msg, "sssstttu", &id, &name, &cgroup, &group, &runtime, &deadline, &period,
                                      &threads)) < 0)
                 return r;
-        r = manager_admit_container(m, id, name, cgroup, group, runtime, deadline, period, threads_from_bus(threads),
+        r = containers_admit(m, id, name, cgroup, group, runtime, deadline, period, threads_from_bus(threads),
                                     &state, &reason, error);
         if (r < 0)
                 return r;
@@ -217,7 +218,7 @@ static int method_release_container(sd_bus_message *msg, void *userdata, sd_bus_
                 return r;
         if ((r = sd_bus_message_read(msg, "s", &id)) < 0)
                 return r;
-        r = manager_release_container(m, id, error);
+        r = containers_release(m, id, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, NULL);
@@ -290,13 +291,13 @@ static int method_check_policy(sd_bus_message *msg, void *userdata, sd_bus_error
                                 .period_usec = s->req.period_usec, .threads = s->req.threads,
                         };
                 }
-                if ((r = policy_predict(&p, kernelfs_cpus(m->kfs), reqs, m->n_services, verdicts)) < 0)
+                if ((r = predict_policy(&p, kernelfs_cpus(m->kfs), reqs, m->n_services, verdicts)) < 0)
                         goto finish;
                 for (size_t i = 0; i < m->n_services && r >= 0; i++)
                         r = sd_bus_message_append(reply, DLD_VERDICT_SIGNATURE, reqs[i].unit,
                                                   verdicts[i].admitted ? "admitted" : "refused",
                                                   verdicts[i].reason ?: "");
-                verdicts_done(verdicts, m->n_services);
+                predict_verdicts_done(verdicts, m->n_services);
                 if (r < 0)
                         goto finish;
         }
@@ -346,7 +347,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-int manager_bus_register(Manager *m) {
+int bus_register(Manager *m) {
         int r = sd_bus_add_object_vtable(m->bus, NULL, DLD_BUS_PATH, DLD_BUS_INTERFACE, manager_vtable, m);
 
         if (r < 0)

@@ -7,4 +7,4 @@
 
 /* The object and its vtable on m->bus; main() then has the manager take
  * the bus name (manager_publish()). */
-int manager_bus_register(Manager *m);
+int bus_register(Manager *m);

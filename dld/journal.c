@@ -22,9 +22,17 @@ static const char *subject(const Service *s, char *buf, size_t size) {
         (s)->container_id ? "DLD_CONTAINER_ID=%s" : NULL, (s)->container_id, \
         "DLD_CONTAINER_NAME=%s", (s)->container_name
 
+/* The unit and its request, in every entry about a service. */
+#define REQUEST_FIELDS(s) \
+        "UNIT=%s", (s)->unit, \
+        "OBJECT_SYSTEMD_UNIT=%s", (s)->unit, \
+        "DLD_RUNTIME_USEC=%" PRIu64, (s)->req.runtime_usec, \
+        "DLD_DEADLINE_USEC=%" PRIu64, (s)->req.deadline_usec, \
+        "DLD_PERIOD_USEC=%" PRIu64, (s)->req.period_usec
+
 void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                      uint64_t free_bw, const char *reason, const char *action) {
-        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "", freebuf[32] = "", th[16];
+        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[ADMISSION_PERCENT_MAX] = "", freebuf[32] = "", th[16];
         char who[CONTAINER_NAME_MAX + 64];
         int e = err < 0 ? -err : err;
 
@@ -33,28 +41,24 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
         timespan_format(pe, sizeof(pe), s->req.period_usec);
         if (free_bw != DL_BW_UNLIMITED) {
                 snprintf(freebuf, sizeof(freebuf), "%" PRIu64, free_bw);
-                bw_to_percent(pct, sizeof(pct), free_bw);
+                admission_bw_to_percent(pct, sizeof(pct), free_bw);
         }
-        threads_to_string(th, sizeof(th), s->req.threads);
+        admission_threads_to_string(th, sizeof(th), s->req.threads);
         sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s x %s thread%s refused by %s%s%s: %s (%s); %s",
                         subject(s, who, sizeof(who)), rt, dl, pe, th, s->req.threads == 1 ? "" : "s",
-                        refused_by_to_string(by), group ? " in group " : "", group ?: "", reason, errno_name(e),
+                        predict_refused_by_to_string(by), group ? " in group " : "", group ?: "", reason, log_errno_name(e),
                         streq_ptr(action, "fail") ? (s->container_id ? "the container does not run" : "stopping the unit") :
                         streq_ptr(action, "degrade") ? "it runs as a normal task" : "nothing changed",
                         "MESSAGE_ID=" DLD_MESSAGE_REFUSED,
                         "PRIORITY=%d", LOG_WARNING,
-                        "UNIT=%s", s->unit,
-                        "OBJECT_SYSTEMD_UNIT=%s", s->unit,
-                        "DLD_RUNTIME_USEC=%" PRIu64, s->req.runtime_usec,
-                        "DLD_DEADLINE_USEC=%" PRIu64, s->req.deadline_usec,
-                        "DLD_PERIOD_USEC=%" PRIu64, s->req.period_usec,
+                        REQUEST_FIELDS(s),
                         "DLD_THREADS_REQUESTED=%s", th,
                         "DLD_GROUP=%s", group ?: "",
                         "DLD_FREE_BW=%s", freebuf,
                         "DLD_FREE_PERCENT=%s", pct,
                         "ERRNO=%d", e,
-                        "DLD_ERRNO_NAME=%s", errno_name(e),
-                        "DLD_REFUSED_BY=%s", refused_by_to_string(by),
+                        "DLD_ERRNO_NAME=%s", log_errno_name(e),
+                        "DLD_REFUSED_BY=%s", predict_refused_by_to_string(by),
                         "DLD_REASON=%s", reason,
                         "DLD_ACTION=%s", action,
                         CONTAINER_FIELDS(s),
@@ -62,12 +66,12 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
 }
 
 void journal_admitted(const Service *s, uint64_t free_bw) {
-        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[PERCENT_MAX] = "unlimited", res[PERCENT_MAX], th[16];
+        char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[ADMISSION_PERCENT_MAX] = "unlimited", res[ADMISSION_PERCENT_MAX], th[16];
         char who[CONTAINER_NAME_MAX + 64], thr[96];
 
         if (free_bw != DL_BW_UNLIMITED)
-                bw_to_percent(pct, sizeof(pct), free_bw);
-        threads_to_string(th, sizeof(th), s->req.threads);
+                admission_bw_to_percent(pct, sizeof(pct), free_bw);
+        admission_threads_to_string(th, sizeof(th), s->req.threads);
         if (s->promote == PROMOTE_NONE)
                 snprintf(thr, sizeof(thr), "threads left to the unit (%u SCHED_DEADLINE in its subtree)", s->threads_dl);
         else
@@ -79,15 +83,11 @@ void journal_admitted(const Service *s, uint64_t free_bw) {
                         timespan_format(dl, sizeof(dl), s->req.deadline_usec),
                         timespan_format(pe, sizeof(pe), s->req.period_usec),
                         th, s->req.threads == 1 ? "" : "s",
-                        s->group ?: "-", bw_to_percent(res, sizeof(res), s->reserved_bw), s->reserved_runtime_us, pe,
+                        s->group ?: "-", admission_bw_to_percent(res, sizeof(res), s->reserved_bw), s->reserved_runtime_us, pe,
                         thr, pct,
                         "MESSAGE_ID=" DLD_MESSAGE_ADMITTED,
                         "PRIORITY=%d", LOG_INFO,
-                        "UNIT=%s", s->unit,
-                        "OBJECT_SYSTEMD_UNIT=%s", s->unit,
-                        "DLD_RUNTIME_USEC=%" PRIu64, s->req.runtime_usec,
-                        "DLD_DEADLINE_USEC=%" PRIu64, s->req.deadline_usec,
-                        "DLD_PERIOD_USEC=%" PRIu64, s->req.period_usec,
+                        REQUEST_FIELDS(s),
                         "DLD_GROUP=%s", s->group ?: "",
                         "DLD_RESERVED_BW=%" PRIu64, s->reserved_bw,
                         "DLD_RESERVED_RUNTIME_USEC=%" PRIu64, s->reserved_runtime_us,
@@ -95,7 +95,7 @@ void journal_admitted(const Service *s, uint64_t free_bw) {
                         "DLD_FREE_BW=%" PRIu64, free_bw == DL_BW_UNLIMITED ? 0 : free_bw,
                         "DLD_THREADS=%u", s->threads_dl,
                         "DLD_SOURCE=%s", s->container_id ? "container" : s->manual ? "manual" : "dropin",
-                        "DLD_PROMOTE=%s", deadline_promote_to_string(s->promote),
+                        "DLD_PROMOTE=%s", dropin_promote_to_string(s->promote),
                         CONTAINER_FIELDS(s),
                         NULL);
 }

@@ -7,7 +7,8 @@
 
 #include <stdint.h>
 
-#include "manager.h"
+#include "predict.h"
+#include "types.h"
 
 /* A refusal: PRIORITY=4, MESSAGE_ID=DLD_MESSAGE_REFUSED, UNIT=,
  * DLD_RUNTIME_USEC=, DLD_DEADLINE_USEC=, DLD_PERIOD_USEC=,

@@ -13,7 +13,7 @@ void log_full(int level, const char *fmt, ...) {
         fputc('\n', stderr);
 }
 
-const char *errno_name(int err) {
+const char *log_errno_name(int err) {
         const char *n = strerrorname_np(err < 0 ? -err : err);
 
         return n ?: "E?";

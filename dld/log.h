@@ -16,4 +16,4 @@ void log_full(int level, const char *fmt, ...) _printf_(2, 3);
 #define log_debug(...)   log_full(LOG_DEBUG, __VA_ARGS__)
 
 /* errno name, "EBUSY" */
-const char *errno_name(int err);
+const char *log_errno_name(int err);

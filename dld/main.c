@@ -69,7 +69,7 @@ int main(int argc, char *argv[]) {
         }
         r = manager_start(m);
         if (r >= 0)
-                r = manager_bus_register(m);
+                r = bus_register(m);
         if (r >= 0)
                 r = manager_publish(m);
         if (r < 0)

@@ -10,11 +10,13 @@
 #include <systemd/sd-journal.h>
 
 #include "apply.h"
+#include "containers.h"
 #include "dlsched/dld-bus.h"
 #include "dld-messages.h"
 #include "journal.h"
 #include "log.h"
 #include "manager.h"
+#include "orphans.h"
 #include "privileges.h"
 #include "privprobe.h"
 #include "service.h"
@@ -66,7 +68,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         /* Forget, do not release: reservations outlive dld. */
-        manager_forget_services(m);
+        service_forget_all(m);
         sd_event_source_unref(m->poll_source);
         sd_event_source_unref(m->trim_source);
         sd_bus_flush_close_unref(m->bus);
@@ -133,7 +135,7 @@ static int save_applied_policy(Manager *m) {
 
                 if (asprintf(&path, "%s/%s", tmp, base ? base + 1 : m->policy.files[i]) < 0)
                         return -ENOMEM;
-                r = write_full_file(path, m->policy.texts[i]);
+                r = fileio_write_full(path, m->policy.texts[i]);
                 if (r < 0)
                         return r;
         }
@@ -186,7 +188,7 @@ static int load_policy_from(Manager *m, const char *dir, sd_bus_error *error) {
         }
         diag_list_done(&d);
 
-        r = manager_apply_policy(m, &np, error);
+        r = apply_policy(m, &np, error);
         if (r < 0) {
                 const char *why = sd_bus_error_is_set(error) ? error->message : strerror(-r);
 
@@ -278,12 +280,28 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
         return sd_event_exit(m->event, 0);
 }
 
+/* New threads of every entry to SCHED_DEADLINE. A container that went
+ * without its poststop hook (the hook failed, dld was down): its cgroup is
+ * gone, and the reservation with it. */
+static void sync_threads(Manager *m) {
+        for (size_t i = 0; i < m->n_services; i++) {
+                Service *s = m->services[i];
+
+                if (s->container_id && !kernelfs_cgroup_exists(m->kfs, s->cgroup)) {
+                        containers_forget(m, s, "the container's cgroup is gone");
+                        i--;
+                        continue;
+                }
+                service_sync_threads(m, s);
+        }
+}
+
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
-        manager_sync_threads(m);
+        sync_threads(m);
         /* Nothing to follow: no wakeups until a service is admitted. */
-        if (!manager_needs_poll(m))
+        if (!service_needs_poll(m))
                 return sd_event_source_set_enabled(s, SD_EVENT_OFF);
         (void) sd_event_source_set_time(s, usec + m->poll_usec);
         return 0;
@@ -292,17 +310,17 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
 static void handle_state(Manager *m, const char *unit, const char *state) {
         int r;
 
-        if (!unit_name_is_service(unit))
+        if (!unitname_is_service(unit))
                 return;
         if (streq_ptr(state, "active") || streq_ptr(state, "reloading")) {
-                r = manager_unit_active(m, unit);
+                r = service_unit_active(m, unit);
                 if (r < 0)
                         log_warning("%s: cannot follow: %s", unit, strerror(-r));
         } else if (streq_ptr(state, "inactive") || streq_ptr(state, "failed") || streq_ptr(state, "deactivating") ||
                    streq_ptr(state, "activating"))
                 /* "activating" after "active" is a restart (auto-restart): the
                  * old run's decision no longer holds. */
-                manager_unit_inactive(m, unit);
+                service_unit_inactive(m, unit);
 }
 
 /* Many units starting or stopping at once send thousands of
@@ -394,7 +412,7 @@ static int sync_units(Manager *m) {
                 return r;
         while ((r = sd_bus_message_read(reply, "(ssssssouso)", &name, NULL, NULL, &active_state,
                                         NULL, NULL, NULL, NULL, NULL, NULL)) > 0)
-                if (unit_name_is_service(name) && (streq_ptr(active_state, "active") || streq_ptr(active_state, "reloading")))
+                if (unitname_is_service(name) && (streq_ptr(active_state, "active") || streq_ptr(active_state, "reloading")))
                         if (strv_extend(&active, name) < 0)
                                 return -ENOMEM;
         if (r < 0)
@@ -422,7 +440,7 @@ static void clean_manual(Manager *m) {
                 if (l <= 5 || strcmp(de->d_name + l - 5, ".conf") != 0)
                         continue;
                 unit = strndup(de->d_name, l - 5);
-                if (unit && !manager_find_service(m, unit) && asprintf(&path, "%s/%s", dir, de->d_name) >= 0)
+                if (unit && !service_find(m, unit) && asprintf(&path, "%s/%s", dir, de->d_name) >= 0)
                         (void) unlink(path);
         }
         closedir(d);
@@ -433,12 +451,12 @@ static void clean_manual(Manager *m) {
  * does not start (-EPERM, m->privileges_missing: exit status 4). bus: the
  * result of connecting to the system bus. */
 static int check_privileges(Manager *m, int bus) {
-        _cleanup_(privilege_problems_done) PrivilegeProblems l = {};
+        _cleanup_(privileges_problems_done) PrivilegeProblems l = {};
         _cleanup_free_ char *summary = NULL;
         PrivilegeProbe p;
         int r;
 
-        privileges_probe(m->kfs, bus, &p);
+        privprobe_run(m->kfs, bus, &p);
         r = privileges_check(&p, &l);
         if (r < 0)
                 return r;
@@ -525,8 +543,8 @@ int manager_start(Manager *m) {
                 return r;
         clean_manual(m);
         /* Before the sweep: a container's scope holds a reservation no unit owns. */
-        manager_restore_containers(m);
-        manager_release_orphans(m);
+        containers_restore(m);
+        orphans_release(m);
 
         /* sd-event's default accuracy (250 ms) would let a new thread wait
          * five polls for SCHED_DEADLINE: 1 ms, or a tenth of the interval. */

@@ -23,7 +23,7 @@ static int writable(const char *path) {
         return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) < 0 ? -errno : 0;
 }
 
-void privileges_probe(KernelFs *kfs, int bus, PrivilegeProbe *ret) {
+void privprobe_run(KernelFs *kfs, int bus, PrivilegeProbe *ret) {
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
         PrivilegeProbe p = PRIVILEGE_PROBE_INIT;

@@ -9,4 +9,4 @@
 
 /* bus: the result of connecting to the system bus (0 or -errno). The
  * probe's paths point into static storage or into kfs. */
-void privileges_probe(KernelFs *kfs, int bus, PrivilegeProbe *ret);
+void privprobe_run(KernelFs *kfs, int bus, PrivilegeProbe *ret);

@@ -5,7 +5,7 @@
 #include "unitname.h"
 #include "util.h"
 
-void unit_info_done(UnitInfo *u) {
+void systemd_unit_info_done(UnitInfo *u) {
         free(u->active_state);
         free(u->load_state);
         free(u->fragment_path);
@@ -29,7 +29,7 @@ char *systemd_slice_cgroup(sd_bus *bus, const char *slice) {
                                        &e, &cg) >= 0 && cg && *cg)
                 return cg;
         free(cg);
-        return slice_cgroup_path(slice);
+        return unitname_slice_cgroup_path(slice);
 }
 
 int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error *error) {
@@ -45,11 +45,11 @@ int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error
             (r = sd_bus_get_property_string(bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "FragmentPath", error, &u.fragment_path)) < 0 ||
             (r = sd_bus_get_property_strv(bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "DropInPaths", error, &u.dropin_paths)) < 0)
                 goto fail;
-        if (unit_name_is_service(unit) &&
+        if (unitname_is_service(unit) &&
             ((r = sd_bus_get_property_string(bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "ControlGroup", error, &u.cgroup)) < 0 ||
              (r = sd_bus_get_property_string(bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "Slice", error, &u.slice)) < 0))
                 goto fail;
-        if (unit_name_is_service(unit)) {
+        if (unitname_is_service(unit)) {
                 int delegate = 0;
 
                 /* Delegate=: the unit owns its cgroup subtree (an nspawn
@@ -81,7 +81,7 @@ int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error
         *ret = u;
         return 0;
 fail:
-        unit_info_done(&u);
+        systemd_unit_info_done(&u);
         return r;
 }
 
@@ -116,7 +116,7 @@ int systemd_stop_unit(sd_bus *bus, const char *unit) {
         return call_unit_job(bus, "StopUnit", unit);
 }
 
-int wait_for_dl_file(KernelFs *kfs, const char *cgroup, uint64_t timeout_usec) {
+int systemd_wait_for_dl_file(KernelFs *kfs, const char *cgroup, uint64_t timeout_usec) {
         bool existed = false;
 
         for (uint64_t waited = 0;; waited += 10000) {
@@ -138,7 +138,7 @@ int wait_for_dl_file(KernelFs *kfs, const char *cgroup, uint64_t timeout_usec) {
 
 bool systemd_unit_is_active(sd_bus *bus, const char *unit) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(unit_info_done) UnitInfo u = {};
+        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
 
         return systemd_unit_info(bus, unit, &u, &e) >= 0 &&
                (streq_ptr(u.active_state, "active") || streq_ptr(u.active_state, "reloading"));

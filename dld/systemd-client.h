@@ -29,7 +29,7 @@ typedef struct UnitInfo {
         char *invocation;       /* hex */
         bool delegate;          /* Delegate=yes: the unit owns its cgroup subtree */
 } UnitInfo;
-void unit_info_done(UnitInfo *u);
+void systemd_unit_info_done(UnitInfo *u);
 int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error *error);
 bool systemd_unit_is_active(sd_bus *bus, const char *unit);
 
@@ -44,4 +44,4 @@ int systemd_stop_unit(sd_bus *bus, const char *unit);
 
 /* Waits (up to timeout) until cgroup has cpu.dl_runtime_us; -ENOENT at once
  * when the cgroup, seen before, is removed (its unit stopped). */
-int wait_for_dl_file(KernelFs *kfs, const char *cgroup, uint64_t timeout_usec);
+int systemd_wait_for_dl_file(KernelFs *kfs, const char *cgroup, uint64_t timeout_usec);

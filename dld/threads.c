@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The threads of a unit's cgroup in and out of SCHED_DEADLINE. */
 #include <dlsched/rlimits.h>
+#include <dlsched/sched.h>
 
 #include "log.h"
-#include "sched-util.h"
 #include "threads.h"
 #include "util.h"
 
@@ -20,10 +20,10 @@ void threads_to_normal(KernelFs *kfs, const char *cgroup, bool subtree) {
         if (!cgroup || list_threads(kfs, cgroup, subtree, &tids, &n) < 0)
                 return;
         for (size_t i = 0; i < n; i++) {
-                DlSchedAttr a;
+                struct sched_attr a;
 
-                if (sched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
-                        (void) sched_set_normal(tids[i]);
+                if (dlsched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
+                        (void) dlsched_set_normal(tids[i]);
         }
 }
 
@@ -31,7 +31,7 @@ void threads_to_normal(KernelFs *kfs, const char *cgroup, bool subtree) {
  * id read from cgroup.threads may have been reused by then by a task that
  * is not the unit's, which must get its own policy back. */
 static void threads_check_owned(KernelFs *kfs, const char *cgroup, bool subtree, const char *unit, const pid_t *changed,
-                                const DlSchedAttr *before, size_t n) {
+                                const struct sched_attr *before, size_t n) {
         _cleanup_free_ pid_t *now = NULL;
         size_t n_now = 0;
 
@@ -45,7 +45,7 @@ static void threads_check_owned(KernelFs *kfs, const char *cgroup, bool subtree,
                 if (found)
                         continue;
                 /* Gone, or someone else's now: the latter gets its policy back. */
-                if (sched_set_attr(changed[i], &before[i]) == 0)
+                if (dlsched_set_attr(changed[i], &before[i]) == 0)
                         log_warning("%s: thread %d left the unit's cgroup as it was made SCHED_DEADLINE; "
                                     "its previous policy is restored", unit, (int) changed[i]);
         }
@@ -54,7 +54,7 @@ static void threads_check_owned(KernelFs *kfs, const char *cgroup, bool subtree,
 int threads_to_deadline(KernelFs *kfs, const char *cgroup, bool subtree, const char *unit, const DeadlineRequest *req,
                         ThreadCount *ret_count, pid_t *ret_tid) {
         _cleanup_free_ pid_t *tids = NULL, *changed = NULL;
-        _cleanup_free_ DlSchedAttr *before = NULL;
+        _cleanup_free_ struct sched_attr *before = NULL;
         size_t n = 0, n_changed = 0;
         unsigned dl = 0;
         int r;
@@ -63,19 +63,19 @@ int threads_to_deadline(KernelFs *kfs, const char *cgroup, bool subtree, const c
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         changed = calloc(n ?: 1, sizeof(pid_t));
-        before = calloc(n ?: 1, sizeof(DlSchedAttr));
+        before = calloc(n ?: 1, sizeof(struct sched_attr));
         if (!changed || !before)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                DlSchedAttr a;
+                struct sched_attr a;
 
-                if (sched_get_attr(tids[i], &a) < 0)
+                if (dlsched_get_attr(tids[i], &a) < 0)
                         continue;       /* gone */
-                if (sched_is_deadline(&a, req->runtime_usec, req->deadline_usec, req->period_usec)) {
+                if (dlsched_is_deadline(&a, req->runtime_usec, req->deadline_usec, req->period_usec)) {
                         dl++;
                         continue;
                 }
-                r = sched_set_deadline(tids[i], req->runtime_usec, req->deadline_usec, req->period_usec);
+                r = dlsched_set_deadline(tids[i], req->runtime_usec, req->deadline_usec, req->period_usec);
                 if (r == -ESRCH)
                         continue;
                 if (r < 0) {
@@ -116,7 +116,7 @@ static int set_limits_of(const pid_t *tids, size_t n, const DeadlineLimits *limi
                 DeadlineLimits have, want = *limits;
 
                 r = get_limits(tids[i], &have);
-                if (r == 0 && (widen ? !deadline_limits_widen(&have, limits, &want) :
+                if (r == 0 && (widen ? !dllimits_widen(&have, limits, &want) :
                                        !memcmp(&have, &want, sizeof(want))))
                         continue;
                 if (r == 0)
@@ -160,9 +160,9 @@ int threads_count(KernelFs *kfs, const char *cgroup, const DeadlineLimits *grant
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         for (size_t i = 0; i < n; i++) {
-                DlSchedAttr a;
+                struct sched_attr a;
 
-                if (sched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
+                if (dlsched_get_attr(tids[i], &a) == 0 && a.sched_policy == SCHED_DEADLINE)
                         dl++;
         }
         *ret_count = (ThreadCount) { .deadline = dl, .total = (unsigned) n };

@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "admission.h"
 
-uint64_t dl_to_ratio(uint64_t period, uint64_t runtime) {
+uint64_t admission_to_ratio(uint64_t period, uint64_t runtime) {
         if (period == 0)
                 return 0;
         return (uint64_t) (((unsigned __int128) runtime << DL_BW_SHIFT) / period);
 }
 
-unsigned dl_threads_count(unsigned threads, unsigned cpus) {
+unsigned admission_threads_count(unsigned threads, unsigned cpus) {
         return threads == DL_THREADS_ALL ? cpus : threads;
 }
 
-int dl_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus,
+int admission_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus,
                        uint64_t *ret_runtime_us) {
         uint64_t need, per_cpu, rt;
 
@@ -24,7 +25,7 @@ int dl_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads
                 rt = runtime_us;
         else {
                 /* cpus * floor((rt << 20) / period) >= threads * bw, for the smallest rt. */
-                need = (uint64_t) threads * dl_to_ratio(period_us, runtime_us);
+                need = (uint64_t) threads * admission_to_ratio(period_us, runtime_us);
                 per_cpu = (need + cpus - 1) / cpus;
                 rt = (uint64_t) (((unsigned __int128) per_cpu * period_us + DL_BW_UNIT - 1) >> DL_BW_SHIFT);
                 /* Runtime 0 would forbid deadline tasks (EPERM): a bandwidth that rounds to 0 needs 1. */
@@ -37,13 +38,13 @@ int dl_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads
         return 0;
 }
 
-uint64_t dl_capacity(unsigned cpus, int64_t runtime_us, uint64_t period_us) {
+uint64_t admission_capacity(unsigned cpus, int64_t runtime_us, uint64_t period_us) {
         if (runtime_us < 0)
                 return DL_BW_UNLIMITED;
-        return (uint64_t) cpus * dl_to_ratio(period_us, (uint64_t) runtime_us);
+        return (uint64_t) cpus * admission_to_ratio(period_us, (uint64_t) runtime_us);
 }
 
-const char *dl_task_params_problem(uint64_t runtime_us, uint64_t deadline_us, uint64_t period_us) {
+const char *admission_task_params_problem(uint64_t runtime_us, uint64_t deadline_us, uint64_t period_us) {
         if (runtime_us == 0 || deadline_us == 0 || period_us == 0)
                 return "runtime, deadline and period must be greater than zero";
         if (runtime_us * 1000 < DL_TASK_RUNTIME_MIN_NS)
@@ -69,7 +70,7 @@ static const char *budget_problem(int64_t runtime, uint64_t period) {
         return NULL;
 }
 
-const char *dl_system_problem(int64_t dl_runtime_us, uint64_t dl_period_us,
+const char *admission_system_problem(int64_t dl_runtime_us, uint64_t dl_period_us,
                               int64_t rt_runtime_us, uint64_t rt_period_us) {
         const char *p;
 
@@ -85,7 +86,7 @@ const char *dl_system_problem(int64_t dl_runtime_us, uint64_t dl_period_us,
         return NULL;
 }
 
-void dl_model_init(DlModel *m, unsigned cpus,
+void admission_model_init(DlModel *m, unsigned cpus,
                    int64_t dl_runtime_us, uint64_t dl_period_us,
                    int64_t rt_runtime_us, uint64_t rt_period_us) {
         *m = (DlModel) {
@@ -100,23 +101,23 @@ static bool is_holder(const DlModel *m, const DlNode *n) {
         return n == &m->pool || n->runtime_us >= 0;
 }
 
-uint64_t dl_node_capacity(const DlModel *m, const DlNode *n) {
-        return dl_capacity(m->cpus, n->runtime_us, n->period_us);
+uint64_t admission_node_capacity(const DlModel *m, const DlNode *n) {
+        return admission_capacity(m->cpus, n->runtime_us, n->period_us);
 }
 
-uint64_t dl_node_charge(const DlModel *m, const DlNode *n) {
-        return n->runtime_us >= 0 ? dl_node_capacity(m, n) : n->inner;
+uint64_t admission_node_charge(const DlModel *m, const DlNode *n) {
+        return n->runtime_us >= 0 ? admission_node_capacity(m, n) : n->inner;
 }
 
-DlNode *dl_node_holder(DlModel *m, DlNode *n) {
+DlNode *admission_node_holder(DlModel *m, DlNode *n) {
         while (n && !is_holder(m, n))
                 n = n->parent;
         return n ?: &m->pool;
 }
 
-uint64_t dl_node_free(DlModel *m, DlNode *n) {
-        DlNode *h = dl_node_holder(m, n);
-        uint64_t cap = dl_node_capacity(m, h);
+uint64_t admission_node_free(DlModel *m, DlNode *n) {
+        DlNode *h = admission_node_holder(m, n);
+        uint64_t cap = admission_node_capacity(m, h);
 
         if (cap == DL_BW_UNLIMITED)
                 return DL_BW_UNLIMITED;
@@ -137,12 +138,12 @@ static void add_inner(DlModel *m, DlNode *n, int64_t delta) {
 }
 
 static bool fits(DlModel *m, DlNode *holder, uint64_t more) {
-        uint64_t cap = dl_node_capacity(m, holder);
+        uint64_t cap = admission_node_capacity(m, holder);
 
         return cap == DL_BW_UNLIMITED || (holder->inner <= cap && more <= cap - holder->inner);
 }
 
-void dl_model_add_node(DlModel *m, DlNode *n, DlNode *parent) {
+void admission_model_add_node(DlModel *m, DlNode *n, DlNode *parent) {
         *n = (DlNode) {
                 .parent = parent ?: &m->pool,
                 .runtime_us = -1,
@@ -150,7 +151,7 @@ void dl_model_add_node(DlModel *m, DlNode *n, DlNode *parent) {
         };
 }
 
-void dl_model_add_observed(DlNode *n, DlNode *parent, int64_t runtime_us, uint64_t period_us, uint64_t inner) {
+void admission_model_add_observed(DlNode *n, DlNode *parent, int64_t runtime_us, uint64_t period_us, uint64_t inner) {
         *n = (DlNode) {
                 .parent = parent,
                 .runtime_us = runtime_us,
@@ -159,12 +160,12 @@ void dl_model_add_observed(DlNode *n, DlNode *parent, int64_t runtime_us, uint64
         };
 }
 
-void dl_model_remove_node(DlModel *m, DlNode *n) {
-        add_inner(m, n->parent, -(int64_t) dl_node_charge(m, n));
+void admission_model_remove_node(DlModel *m, DlNode *n) {
+        add_inner(m, n->parent, -(int64_t) admission_node_charge(m, n));
         n->parent = NULL;
 }
 
-int dl_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, uint64_t period_us) {
+int admission_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, uint64_t period_us) {
         uint64_t old_charge, new_charge;
 
         if (period_us == 0 || runtime_us < -1)
@@ -172,16 +173,16 @@ int dl_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, uint64_t
         if (runtime_us >= 0 && (uint64_t) runtime_us > period_us)
                 return -EINVAL;
 
-        old_charge = dl_node_charge(m, n);
+        old_charge = admission_node_charge(m, n);
         if (runtime_us >= 0) {
-                new_charge = dl_capacity(m->cpus, runtime_us, period_us);
+                new_charge = admission_capacity(m->cpus, runtime_us, period_us);
                 if (new_charge < n->inner)
                         return -EBUSY;  /* smaller than what it already holds */
         } else
                 new_charge = n->inner;
 
         if (new_charge > old_charge &&
-            !fits(m, dl_node_holder(m, n->parent), new_charge - old_charge))
+            !fits(m, admission_node_holder(m, n->parent), new_charge - old_charge))
                 return -EBUSY;
 
         n->runtime_us = runtime_us;
@@ -190,11 +191,11 @@ int dl_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, uint64_t
         return 0;
 }
 
-int dl_model_set_system(DlModel *m, int64_t dl_runtime_us, uint64_t dl_period_us,
+int admission_model_set_system(DlModel *m, int64_t dl_runtime_us, uint64_t dl_period_us,
                         int64_t rt_runtime_us, uint64_t rt_period_us) {
-        if (dl_system_problem(dl_runtime_us, dl_period_us, rt_runtime_us, rt_period_us))
+        if (admission_system_problem(dl_runtime_us, dl_period_us, rt_runtime_us, rt_period_us))
                 return -EINVAL;
-        if (dl_capacity(m->cpus, dl_runtime_us, dl_period_us) < m->pool.inner)
+        if (admission_capacity(m->cpus, dl_runtime_us, dl_period_us) < m->pool.inner)
                 return -EBUSY;
 
         m->pool.runtime_us = dl_runtime_us;
@@ -204,8 +205,8 @@ int dl_model_set_system(DlModel *m, int64_t dl_runtime_us, uint64_t dl_period_us
         return 0;
 }
 
-int dl_model_task_admit(DlModel *m, DlNode *n, uint64_t bw) {
-        DlNode *h = dl_node_holder(m, n);
+int admission_model_task_admit(DlModel *m, DlNode *n, uint64_t bw) {
+        DlNode *h = admission_node_holder(m, n);
 
         if (h != &m->pool && h->runtime_us == 0)
                 return -EPERM;
@@ -215,6 +216,19 @@ int dl_model_task_admit(DlModel *m, DlNode *n, uint64_t bw) {
         return 0;
 }
 
-void dl_model_task_release(DlModel *m, DlNode *n, uint64_t bw) {
+void admission_model_task_release(DlModel *m, DlNode *n, uint64_t bw) {
         add_inner(m, n, -(int64_t) bw);
+}
+
+char *admission_bw_to_percent(char *buf, size_t size, uint64_t bw) {
+        snprintf(buf, size, "%.2f%%", (double) bw * 100.0 / (double) DL_BW_UNIT);
+        return buf;
+}
+
+const char *admission_threads_to_string(char *buf, size_t size, unsigned threads) {
+        if (threads == DL_THREADS_ALL)
+                snprintf(buf, size, "all");
+        else
+                snprintf(buf, size, "%u", threads);
+        return buf;
 }

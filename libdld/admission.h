@@ -25,6 +25,7 @@
  * to their parent; operations are all-or-nothing: on error nothing changed. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define DL_BW_SHIFT 20
@@ -58,7 +59,7 @@ typedef struct DlModel {
 } DlModel;
 
 /* (runtime << 20) / period, as the kernel's to_ratio(). */
-uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
+uint64_t admission_to_ratio(uint64_t period, uint64_t runtime);
 
 /* X-DeadlineThreads=: how many threads of the request a unit's reservation
  * holds. DL_THREADS_ALL (the key's value "all") is one per CPU: the request
@@ -79,52 +80,58 @@ uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
  * holding the N wins: the reservation is then 1µs per CPU too large at most.
  * DL_THREADS_ALL gives runtime_us itself. Returns 0, -EINVAL (no threads,
  * no CPUs, zero period) or -ERANGE (the threads need more than the whole CPUs). */
-int dl_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus,
+int admission_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus,
                        uint64_t *ret_runtime_us);
 
 /* The threads a reservation holds: `threads`, or cpus for DL_THREADS_ALL. */
-unsigned dl_threads_count(unsigned threads, unsigned cpus);
+unsigned admission_threads_count(unsigned threads, unsigned cpus);
 
 /* CPUs * to_ratio(period, runtime); DL_BW_UNLIMITED for runtime -1. */
-uint64_t dl_capacity(unsigned cpus, int64_t runtime_us, uint64_t period_us);
+uint64_t admission_capacity(unsigned cpus, int64_t runtime_us, uint64_t period_us);
 
 /* Why the kernel would refuse these sched_attr parameters (EINVAL), or NULL. */
-const char *dl_task_params_problem(uint64_t runtime_us, uint64_t deadline_us, uint64_t period_us);
+const char *admission_task_params_problem(uint64_t runtime_us, uint64_t deadline_us, uint64_t period_us);
 
 /* Why the system knobs are invalid (EINVAL: range, coupling), or NULL. */
-const char *dl_system_problem(int64_t dl_runtime_us, uint64_t dl_period_us,
+const char *admission_system_problem(int64_t dl_runtime_us, uint64_t dl_period_us,
                               int64_t rt_runtime_us, uint64_t rt_period_us);
 
-void dl_model_init(DlModel *m, unsigned cpus,
+void admission_model_init(DlModel *m, unsigned cpus,
                    int64_t dl_runtime_us, uint64_t dl_period_us,
                    int64_t rt_runtime_us, uint64_t rt_period_us);
 
 /* A new group under parent (NULL: the pool), as the kernel creates it:
  * runtime -1, the system period, nothing inside. */
-void dl_model_add_node(DlModel *m, DlNode *n, DlNode *parent);
+void admission_model_add_node(DlModel *m, DlNode *n, DlNode *parent);
 
 /* A group in a known state (read from the kernel); charges nothing, the
  * caller provides consistent values (parents' inner already include it). */
-void dl_model_add_observed(DlNode *n, DlNode *parent, int64_t runtime_us, uint64_t period_us, uint64_t inner);
+void admission_model_add_observed(DlNode *n, DlNode *parent, int64_t runtime_us, uint64_t period_us, uint64_t inner);
 
 /* Removes a group with no tasks left: gives back its charge. */
-void dl_model_remove_node(DlModel *m, DlNode *n);
+void admission_model_remove_node(DlModel *m, DlNode *n);
 
 /* What the node costs its holder: its capacity if reserved, else its inner. */
-uint64_t dl_node_charge(const DlModel *m, const DlNode *n);
-uint64_t dl_node_capacity(const DlModel *m, const DlNode *n);
+uint64_t admission_node_charge(const DlModel *m, const DlNode *n);
+uint64_t admission_node_capacity(const DlModel *m, const DlNode *n);
 /* The node whose reservation pays for n's tasks: n or its nearest reserved ancestor, or the pool. */
-DlNode *dl_node_holder(DlModel *m, DlNode *n);
+DlNode *admission_node_holder(DlModel *m, DlNode *n);
 /* Free bandwidth of n's holder (DL_BW_UNLIMITED without admission control). */
-uint64_t dl_node_free(DlModel *m, DlNode *n);
+uint64_t admission_node_free(DlModel *m, DlNode *n);
 
 /* cpu.dl_runtime_us / cpu.dl_period_us of n: 0, -EINVAL or -EBUSY. */
-int dl_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, uint64_t period_us);
+int admission_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, uint64_t period_us);
 
 /* The four sysctls at once: 0, -EINVAL or -EBUSY. */
-int dl_model_set_system(DlModel *m, int64_t dl_runtime_us, uint64_t dl_period_us,
+int admission_model_set_system(DlModel *m, int64_t dl_runtime_us, uint64_t dl_period_us,
                         int64_t rt_runtime_us, uint64_t rt_period_us);
 
 /* sched_setattr() of a task in n with this bandwidth: 0, -EPERM or -EBUSY. */
-int dl_model_task_admit(DlModel *m, DlNode *n, uint64_t bw);
-void dl_model_task_release(DlModel *m, DlNode *n, uint64_t bw);
+int admission_model_task_admit(DlModel *m, DlNode *n, uint64_t bw);
+void admission_model_task_release(DlModel *m, DlNode *n, uint64_t bw);
+
+/* How the model's quantities read: "12.50%" of one CPU for a fixed-point
+ * bandwidth; "3", or "all" for DL_THREADS_ALL. */
+#define ADMISSION_PERCENT_MAX 32
+char *admission_bw_to_percent(char *buf, size_t size, uint64_t bw);
+const char *admission_threads_to_string(char *buf, size_t size, unsigned threads);

@@ -61,16 +61,16 @@ static int assign(DeadlineRequest *r, unsigned key, const char *k, const char *v
                 tv = &r->deadline_usec;
                 break;
         case KEY_THREADS:
-                if (deadline_value_threads(v, &r->threads, why, sizeof(why)) < 0)
+                if (dropin_value_threads(v, &r->threads, why, sizeof(why)) < 0)
                         return problem(d, "%s=%s: %s", k, v, why);
                 return 0;
         case KEY_GROUP:
-                if (!group_name_is_valid(v))
+                if (!unitname_group_is_valid(v))
                         return problem(d, "%s=%s: not a group name (letters, digits, '_' and '-', at most 64)", k, v);
                 r->group = strdup(v);
                 return r->group ? 0 : -ENOMEM;
         }
-        if (deadline_value_time(v, tv, why, sizeof(why)) < 0)
+        if (dropin_value_time(v, tv, why, sizeof(why)) < 0)
                 return problem(d, "%s=%s: %s", k, v, why);
         return 0;
 }
@@ -108,7 +108,7 @@ int container_request_parse(const Annotation *a, size_t n, DeadlineRequest *ret,
                         k = assign(&r, which, key, value, d);
                 }
                 if (k == -ENOMEM) {
-                        deadline_request_done(&r);
+                        dropin_request_done(&r);
                         return k;
                 }
                 if (k < 0)
@@ -125,11 +125,11 @@ int container_request_parse(const Annotation *a, size_t n, DeadlineRequest *ret,
                         r.deadline_usec = r.period_usec;
                 if (!set[KEY_THREADS])
                         r.threads = 1;
-                if (deadline_request_problem(&r, why, sizeof(why)) > 0)
+                if (dropin_request_problem(&r, why, sizeof(why)) > 0)
                         err = problem(d, "%s", why);
         }
         if (err < 0) {
-                deadline_request_done(&r);
+                dropin_request_done(&r);
                 return err;
         }
         *ret = r;
@@ -162,7 +162,7 @@ bool container_name_is_valid(const char *name) {
         return true;
 }
 
-int proc_cgroup_cpu_path(const char *text, char **ret) {
+int container_proc_cgroup_cpu_path(const char *text, char **ret) {
         _cleanup_free_ char *v2 = NULL, *v1 = NULL;
         const char *p = text;
 
@@ -210,7 +210,7 @@ int proc_cgroup_cpu_path(const char *text, char **ret) {
         return 0;
 }
 
-int cgroup_container_scope(const char *path, char **ret) {
+int container_cgroup_scope(const char *path, char **ret) {
         const char *end = NULL;
 
         /* The last component ending in ".scope": the end of the scope's path. */
@@ -250,7 +250,7 @@ int container_cgroup_split(const char *cgroup, char **ret_unit, char **ret_slice
         slice = strndup(parent + 1, last - parent - 1);
         if (!unit || !slice)
                 return -ENOMEM;
-        if (!endswith(unit, ".scope") || !unit_name_is_valid(unit) || !slice_name_is_valid(slice))
+        if (!endswith(unit, ".scope") || !unitname_is_valid(unit) || !unitname_slice_is_valid(slice))
                 return -EINVAL;
         if (ret_unit)
                 *ret_unit = TAKE_PTR(unit);
@@ -263,7 +263,7 @@ void container_record_done(ContainerRecord *c) {
         free(c->id);
         free(c->name);
         free(c->cgroup);
-        deadline_request_done(&c->req);
+        dropin_request_done(&c->req);
         *c = (ContainerRecord) {};
 }
 

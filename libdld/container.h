@@ -54,13 +54,13 @@ bool container_name_is_valid(const char *name);
  * line whose controllers include "cpu", else the "0::" line of the
  * unified hierarchy. 0 with *ret allocated, -ENOENT (no such line, or a
  * cgroup removed: " (deleted)"), -EINVAL (malformed text) or -ENOMEM. */
-int proc_cgroup_cpu_path(const char *text, char **ret);
+int container_proc_cgroup_cpu_path(const char *text, char **ret);
 
 /* The scope a container runs in: path up to its last component ending in
  * ".scope" (crun puts the processes in libpod-ID.scope/container; systemd
  * names the scope). 0 with *ret allocated ("/a.slice/libpod-ID.scope"),
  * -ENOENT if no component is a scope, -ENOMEM. */
-int cgroup_container_scope(const char *path, char **ret);
+int container_cgroup_scope(const char *path, char **ret);
 
 /* Checks a container's scope cgroup as dld takes it on the bus: absolute,
  * no empty, "." or ".." components, its last component a valid scope unit

@@ -2,14 +2,14 @@
 /* The deadline resource limits of a unit's processes (dllimits.h). */
 #include "dllimits.h"
 
-DeadlineLimits deadline_limits_grant(const DeadlineRequest *req) {
+DeadlineLimits dllimits_grant(const DeadlineRequest *req) {
         return (DeadlineLimits) {
                 .dldline = { req->deadline_usec, req->deadline_usec },
                 .dlrtime = { req->runtime_usec, req->runtime_usec },
         };
 }
 
-DeadlineLimits deadline_limits_none(void) {
+DeadlineLimits dllimits_none(void) {
         return (DeadlineLimits) {
                 .dldline = { RLIM_INFINITY, RLIM_INFINITY },
                 .dlrtime = { 0, 0 },
@@ -24,7 +24,7 @@ static rlim_t min_limit(rlim_t a, rlim_t b) {
         return a < b ? a : b;
 }
 
-bool deadline_limits_widen(const DeadlineLimits *have, const DeadlineLimits *grant, DeadlineLimits *ret) {
+bool dllimits_widen(const DeadlineLimits *have, const DeadlineLimits *grant, DeadlineLimits *ret) {
         *ret = (DeadlineLimits) {
                 .dldline = { min_limit(have->dldline.rlim_cur, grant->dldline.rlim_cur),
                              min_limit(have->dldline.rlim_max, grant->dldline.rlim_max) },

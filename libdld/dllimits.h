@@ -19,12 +19,12 @@ typedef struct DeadlineLimits {
 
 /* The grant of a request: a runtime up to the request's, a relative
  * deadline down to the request's, soft and hard alike. */
-DeadlineLimits deadline_limits_grant(const DeadlineRequest *req);
+DeadlineLimits dllimits_grant(const DeadlineRequest *req);
 
 /* What the kernel gives a process by default: no deadline at all. */
-DeadlineLimits deadline_limits_none(void);
+DeadlineLimits dllimits_none(void);
 
 /* Limits that grant what @have does and @grant too: the longer runtime,
  * the shorter deadline, of soft and hard values each. Returns true if
  * that differs from @have (the process lacks some of the grant). */
-bool deadline_limits_widen(const DeadlineLimits *have, const DeadlineLimits *grant, DeadlineLimits *ret);
+bool dllimits_widen(const DeadlineLimits *have, const DeadlineLimits *grant, DeadlineLimits *ret);

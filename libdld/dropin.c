@@ -10,7 +10,7 @@
 
 #define KEY_PREFIX "X-Deadline"
 
-void deadline_request_done(DeadlineRequest *r) {
+void dropin_request_done(DeadlineRequest *r) {
         free(r->group);
         free(r->runtime_at.file);
         free(r->deadline_at.file);
@@ -21,12 +21,12 @@ void deadline_request_done(DeadlineRequest *r) {
         *r = (DeadlineRequest) {};
 }
 
-bool deadline_request_present(const DeadlineRequest *r) {
+bool dropin_request_present(const DeadlineRequest *r) {
         return r->runtime_at.file || r->deadline_at.file || r->period_at.file || r->group_at.file ||
                 r->threads_at.file || r->promote_at.file;
 }
 
-const char *deadline_promote_to_string(DeadlinePromote p) {
+const char *dropin_promote_to_string(DeadlinePromote p) {
         static const char * const names[_PROMOTE_MAX] = {
                 [PROMOTE_AUTO] = "auto",
                 [PROMOTE_CGROUP] = "cgroup",
@@ -36,12 +36,12 @@ const char *deadline_promote_to_string(DeadlinePromote p) {
         return (unsigned) p < _PROMOTE_MAX ? names[p] : "?";
 }
 
-int deadline_value_promote(const char *value, DeadlinePromote *ret, char *why, size_t size) {
+int dropin_value_promote(const char *value, DeadlinePromote *ret, char *why, size_t size) {
         /* "subtree" is what dld does for containers, not a choice of units. */
         static const DeadlinePromote values[] = { PROMOTE_AUTO, PROMOTE_CGROUP, PROMOTE_NONE };
 
         for (size_t i = 0; i < ELEMENTSOF(values); i++)
-                if (streq_ptr(value, deadline_promote_to_string(values[i]))) {
+                if (streq_ptr(value, dropin_promote_to_string(values[i]))) {
                         *ret = values[i];
                         return 0;
                 }
@@ -49,7 +49,7 @@ int deadline_value_promote(const char *value, DeadlinePromote *ret, char *why, s
         return -EINVAL;
 }
 
-bool unit_delegate_value(const char *value) {
+bool dropin_delegate_value(const char *value) {
         static const char * const no[] = { "no", "false", "off", "0", "" };
 
         for (size_t i = 0; i < ELEMENTSOF(no); i++)
@@ -59,7 +59,7 @@ bool unit_delegate_value(const char *value) {
         return true;
 }
 
-int deadline_promote_resolve(DeadlinePromote setting, bool delegated, DeadlinePromote *ret, char *why, size_t size) {
+int dropin_promote_resolve(DeadlinePromote setting, bool delegated, DeadlinePromote *ret, char *why, size_t size) {
         switch (setting) {
         case PROMOTE_AUTO:
                 *ret = delegated ? PROMOTE_NONE : PROMOTE_CGROUP;
@@ -78,17 +78,9 @@ int deadline_promote_resolve(DeadlinePromote setting, bool delegated, DeadlinePr
                 *ret = setting;
                 return 0;
         default:
-                snprintf(why, size, "X-DeadlinePromote=%s: not a choice of units", deadline_promote_to_string(setting));
+                snprintf(why, size, "X-DeadlinePromote=%s: not a choice of units", dropin_promote_to_string(setting));
                 return -EINVAL;
         }
-}
-
-const char *threads_to_string(char *buf, size_t size, unsigned threads) {
-        if (threads == DL_THREADS_ALL)
-                snprintf(buf, size, "all");
-        else
-                snprintf(buf, size, "%u", threads);
-        return buf;
 }
 
 static int origin_set(KeyOrigin *o, const char *file, unsigned line) {
@@ -116,7 +108,7 @@ static int line_diag(DiagList *d, const char *file, unsigned line, const char *f
         return r < 0 ? -ENOMEM : -EINVAL;
 }
 
-int deadline_value_time(const char *value, uint64_t *ret, char *why, size_t size) {
+int dropin_value_time(const char *value, uint64_t *ret, char *why, size_t size) {
         int r = timespan_parse(value, ret);
 
         if (r == -ERANGE) {
@@ -136,7 +128,7 @@ int deadline_value_time(const char *value, uint64_t *ret, char *why, size_t size
 
 /* A count from 1 to DL_THREADS_MAX in decimal digits, or "all" (lowercase,
  * as systemd's keywords such as "infinity"); no sign, no junk. */
-int deadline_value_threads(const char *value, unsigned *ret, char *why, size_t size) {
+int dropin_value_threads(const char *value, unsigned *ret, char *why, size_t size) {
         uint64_t n = 0;
 
         if (streq_ptr(value, "all")) {
@@ -164,9 +156,9 @@ int deadline_value_threads(const char *value, unsigned *ret, char *why, size_t s
         return 0;
 }
 
-int deadline_request_problem(const DeadlineRequest *r, char *why, size_t size) {
+int dropin_request_problem(const DeadlineRequest *r, char *why, size_t size) {
         char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX];
-        const char *problem = dl_task_params_problem(r->runtime_usec, r->deadline_usec, r->period_usec);
+        const char *problem = admission_task_params_problem(r->runtime_usec, r->deadline_usec, r->period_usec);
 
         if (!problem)
                 return 0;
@@ -223,27 +215,27 @@ static int assign(DeadlineRequest *r, const char *section, const char *key, cons
                 char why[DEADLINE_WHY_MAX];
                 uint64_t v;
 
-                if (deadline_value_time(value, &v, why, sizeof(why)) < 0)
+                if (dropin_value_time(value, &v, why, sizeof(why)) < 0)
                         return line_diag(d, file, line, "%s=%s: %s", key, value, why);
                 *tv = v;
         } else if (threads) {
                 char why[DEADLINE_WHY_MAX];
                 unsigned n = 1;
 
-                if (deadline_value_threads(value, &n, why, sizeof(why)) < 0)
+                if (dropin_value_threads(value, &n, why, sizeof(why)) < 0)
                         return line_diag(d, file, line, "%s=%s: %s", key, value, why);
                 r->threads = n;
         } else if (promote) {
                 char why[DEADLINE_WHY_MAX];
                 DeadlinePromote p;
 
-                if (deadline_value_promote(value, &p, why, sizeof(why)) < 0)
+                if (dropin_value_promote(value, &p, why, sizeof(why)) < 0)
                         return line_diag(d, file, line, "%s=%s: %s", key, value, why);
                 r->promote = p;
         } else {
                 char *g;
 
-                if (!group_name_is_valid(value))
+                if (!unitname_group_is_valid(value))
                         return line_diag(d, file, line, "%s=%s: not a group name (letters, digits, '_' and '-', at most 64)", key, value);
                 g = strdup(value);
                 if (!g)
@@ -340,7 +332,7 @@ int dropin_finish(DeadlineRequest *r, DiagList *d) {
         char why[DEADLINE_WHY_MAX];
         int k;
 
-        if (!deadline_request_present(r))
+        if (!dropin_request_present(r))
                 return -ENOENT;
 
         if (!r->runtime_at.file) {
@@ -357,7 +349,7 @@ int dropin_finish(DeadlineRequest *r, DiagList *d) {
         if (!r->threads_at.file)
                 r->threads = 1;
 
-        k = deadline_request_problem(r, why, sizeof(why));
+        k = dropin_request_problem(r, why, sizeof(why));
         if (k > 0) {
                 at = k == 2 ? &r->period_at : &r->runtime_at;
                 return line_diag(d, at->file, at->line, "%s", why);
@@ -381,9 +373,9 @@ char *dropin_format(const DeadlineRequest *r) {
                      timespan_format(rt, sizeof(rt), r->runtime_usec),
                      timespan_format(dl, sizeof(dl), r->deadline_usec ?: r->period_usec),
                      timespan_format(pe, sizeof(pe), r->period_usec),
-                     threads_to_string(th, sizeof(th), r->threads ?: 1),
+                     admission_threads_to_string(th, sizeof(th), r->threads ?: 1),
                      r->group ? "X-DeadlineGroup=" : "", r->group ?: "", r->group ? "\n" : "",
-                     promote ? "X-DeadlinePromote=" : "", promote ? deadline_promote_to_string(r->promote) : "",
+                     promote ? "X-DeadlinePromote=" : "", promote ? dropin_promote_to_string(r->promote) : "",
                      promote ? "\n" : "") < 0)
                 return NULL;
         return s;

@@ -43,11 +43,11 @@ typedef enum DeadlinePromote {
         _PROMOTE_MAX,
 } DeadlinePromote;
 
-const char *deadline_promote_to_string(DeadlinePromote p);
+const char *dropin_promote_to_string(DeadlinePromote p);
 
 /* The value of X-DeadlinePromote=: "auto", "cgroup" or "none" (lowercase,
  * as systemd's keywords), else -EINVAL with why. */
-int deadline_value_promote(const char *value, DeadlinePromote *ret, char *why, size_t size);
+int dropin_value_promote(const char *value, DeadlinePromote *ret, char *why, size_t size);
 
 /* What dld does with the threads of a unit whose request says setting,
  * with Delegate=yes or not: *ret is CGROUP or NONE. A delegated unit's
@@ -55,12 +55,12 @@ int deadline_value_promote(const char *value, DeadlinePromote *ret, char *why, s
  * systemd, a service managing its cgroups), whose owner may subdivide the
  * unit's reservation in child cgroups: dld neither switches nor moves its
  * threads. "cgroup" there is -EINVAL with why. */
-int deadline_promote_resolve(DeadlinePromote setting, bool delegated, DeadlinePromote *ret, char *why, size_t size);
+int dropin_promote_resolve(DeadlinePromote setting, bool delegated, DeadlinePromote *ret, char *why, size_t size);
 
 /* systemd's Delegate= value: a boolean (yes/no, true/false, on/off, 1/0,
  * any case) or a list of controllers (delegates them: true); empty resets
  * (false). */
-bool unit_delegate_value(const char *value);
+bool dropin_delegate_value(const char *value);
 
 typedef struct DeadlineRequest {
         uint64_t runtime_usec;
@@ -72,7 +72,7 @@ typedef struct DeadlineRequest {
         KeyOrigin runtime_at, deadline_at, period_at, group_at, threads_at, promote_at;
 } DeadlineRequest;
 
-void deadline_request_done(DeadlineRequest *r);
+void dropin_request_done(DeadlineRequest *r);
 
 /* Parses one file's text into r. Problems are appended to d with the file
  * and line. Returns 0, -EINVAL if a problem was found, or -ENOMEM. */
@@ -84,7 +84,7 @@ int dropin_parse(DeadlineRequest *r, const char *file, const char *text, DiagLis
 int dropin_finish(DeadlineRequest *r, DiagList *d);
 
 /* True if any key was set. */
-bool deadline_request_present(const DeadlineRequest *r);
+bool dropin_request_present(const DeadlineRequest *r);
 
 /* The values of the keys, shared with the requests of containers
  * (container.h): 0, or -EINVAL/-ERANGE with why (at most size bytes,
@@ -93,16 +93,14 @@ bool deadline_request_present(const DeadlineRequest *r);
  * zero; a thread count 1 to DL_THREADS_MAX in decimal digits, or "all"
  * (DL_THREADS_ALL). */
 #define DEADLINE_WHY_MAX 256
-int deadline_value_time(const char *value, uint64_t *ret, char *why, size_t size);
-int deadline_value_threads(const char *value, unsigned *ret, char *why, size_t size);
+int dropin_value_time(const char *value, uint64_t *ret, char *why, size_t size);
+int dropin_value_threads(const char *value, unsigned *ret, char *why, size_t size);
 
 /* Checks a request's runtime, deadline (filled) and period as the kernel
  * will: 0 if valid, else why ("runtime 2ms, deadline 1ms, period 10ms:
  * ...") and 1 when the runtime is to blame, 2 when the deadline or period. */
-int deadline_request_problem(const DeadlineRequest *r, char *why, size_t size);
+int dropin_request_problem(const DeadlineRequest *r, char *why, size_t size);
 
-/* "3", or "all" for DL_THREADS_ALL. */
-const char *threads_to_string(char *buf, size_t size, unsigned threads);
 
 /* A drop-in that expresses r (used for requests admitted by hand). */
 char *dropin_format(const DeadlineRequest *r);

@@ -502,7 +502,7 @@ static void scan_value(Scanner *s, unsigned depth) {
                 fail_at(s, s->pos, "unexpected character '%c'", peek(s));
 }
 
-int json_check_strict(const char *text, size_t size, char **ret_where, char **ret_reason) {
+int jsoncheck_strict(const char *text, size_t size, char **ret_where, char **ret_reason) {
         Scanner s = { .text = text, .size = size };
         const char *nul = memchr(text, '\0', size);
 
@@ -532,14 +532,14 @@ int json_check_strict(const char *text, size_t size, char **ret_where, char **re
         return s.error;
 }
 
-int json_parse_strict(const char *text, size_t size, struct json_object **ret,
+int jsoncheck_parse_strict(const char *text, size_t size, struct json_object **ret,
                       char **ret_where, char **ret_reason) {
         json_tokener *tok;
         json_object *root;
         int r;
 
         *ret = NULL;
-        r = json_check_strict(text, size, ret_where, ret_reason);
+        r = jsoncheck_strict(text, size, ret_where, ret_reason);
         if (r < 0)
                 return r;
 
@@ -549,7 +549,7 @@ int json_parse_strict(const char *text, size_t size, struct json_object **ret,
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
         root = json_tokener_parse_ex(tok, text, (int) size);
         if (!root || json_tokener_get_error(tok) != json_tokener_success) {
-                /* Not reached: json_check_strict() refuses whatever json-c does. */
+                /* Not reached: jsoncheck_strict() refuses whatever json-c does. */
                 *ret_where = NULL;
                 *ret_reason = strdup(json_tokener_error_desc(json_tokener_get_error(tok)));
                 json_tokener_free(tok);

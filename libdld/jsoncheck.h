@@ -21,10 +21,10 @@ struct json_object;
  * -EINVAL with *ret_where ("line L, column C", or the JSON path of a
  * duplicate key: "$.groups[0].name") and *ret_reason set (both allocated),
  * or -ENOMEM. */
-int json_check_strict(const char *text, size_t size, char **ret_where, char **ret_reason);
+int jsoncheck_strict(const char *text, size_t size, char **ret_where, char **ret_reason);
 
-/* json_check_strict(), then json-c's strict parse of the same text: on
+/* jsoncheck_strict(), then json-c's strict parse of the same text: on
  * success *ret holds the document (the caller puts it). Returns 0, -EINVAL
  * with *ret_where (possibly NULL) and *ret_reason set, or -ENOMEM. */
-int json_parse_strict(const char *text, size_t size, struct json_object **ret,
+int jsoncheck_parse_strict(const char *text, size_t size, struct json_object **ret,
                       char **ret_where, char **ret_reason);

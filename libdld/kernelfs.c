@@ -6,7 +6,7 @@
 
 #include "kernelfs.h"
 
-const char *cgroup_hierarchy_to_string(CgroupHierarchy h) {
+const char *kernelfs_hierarchy_to_string(CgroupHierarchy h) {
         return h == CGROUP_V2 ? "v2" : h == CGROUP_V1 ? "v1" : "none";
 }
 
@@ -70,7 +70,7 @@ static int read_int_file(const char *path, int64_t *ret) {
         long long v;
         int r;
 
-        r = read_full_file(path, &text, NULL);
+        r = fileio_read_full(path, &text, NULL);
         if (r < 0)
                 return r;
         errno = 0;
@@ -159,7 +159,7 @@ int kernelfs_online_cpus(KernelFs *k, unsigned *ret) {
 
         if (asprintf(&p, "%s/sys/devices/system/cpu/online", k->root) < 0)
                 return -ENOMEM;
-        r = read_full_file(p, &text, NULL);
+        r = fileio_read_full(p, &text, NULL);
         if (r < 0)
                 return r;
         /* "0-3,5,7-8" */
@@ -230,7 +230,7 @@ int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t
         p = cgroup_file(k, cgroup, k->hierarchy == CGROUP_V2 ? "cgroup.threads" : "tasks");
         if (!p)
                 return -ENOMEM;
-        r = read_full_file(p, &text, NULL);
+        r = fileio_read_full(p, &text, NULL);
         if (r < 0)
                 return r;
         for (s = text; (tok = strtok_r(s, "\n", &save)); s = NULL) {

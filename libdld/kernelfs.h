@@ -19,7 +19,7 @@ typedef enum CgroupHierarchy {
         CGROUP_V2,      /* unified */
 } CgroupHierarchy;
 
-const char *cgroup_hierarchy_to_string(CgroupHierarchy h);
+const char *kernelfs_hierarchy_to_string(CgroupHierarchy h);
 
 typedef struct KernelFs {
         char *root;

@@ -6,7 +6,7 @@
 #include "jsoncheck.h"
 #include "ocistate.h"
 
-void oci_state_done(OciState *s) {
+void ocistate_done(OciState *s) {
         free(s->oci_version);
         free(s->id);
         free(s->status);
@@ -90,7 +90,7 @@ static int parse_object(json_object *root, OciState *s, char **ret_error) {
         return 0;
 }
 
-int oci_state_parse(const char *text, size_t size, OciState *ret, char **ret_error) {
+int ocistate_parse(const char *text, size_t size, OciState *ret, char **ret_error) {
         _cleanup_free_ char *where = NULL, *reason = NULL;
         OciState s = {};
         json_object *root;
@@ -102,7 +102,7 @@ int oci_state_parse(const char *text, size_t size, OciState *ret, char **ret_err
                 return errorf(ret_error, "empty state: expected the container's state as JSON on stdin");
         if (size > OCI_STATE_MAX)
                 return errorf(ret_error, "state larger than %d bytes", OCI_STATE_MAX);
-        r = json_parse_strict(text, size, &root, &where, &reason);
+        r = jsoncheck_parse_strict(text, size, &root, &where, &reason);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
@@ -110,21 +110,21 @@ int oci_state_parse(const char *text, size_t size, OciState *ret, char **ret_err
         r = parse_object(root, &s, ret_error);
         json_object_put(root);
         if (r < 0) {
-                oci_state_done(&s);
+                ocistate_done(&s);
                 return r;
         }
         *ret = s;
         return 0;
 }
 
-const char *oci_state_annotation(const OciState *s, const char *key) {
+const char *ocistate_annotation(const OciState *s, const char *key) {
         for (size_t i = 0; i < s->n_annotations; i++)
                 if (streq_ptr(s->annotations[i].key, key))
                         return s->annotations[i].value;
         return NULL;
 }
 
-const char *oci_state_name(const OciState *s, char *buf, size_t size) {
+const char *ocistate_name(const OciState *s, char *buf, size_t size) {
         static const char * const keys[] = {
                 "io.podman.annotations.name",
                 "io.kubernetes.cri-o.ContainerName",
@@ -132,7 +132,7 @@ const char *oci_state_name(const OciState *s, char *buf, size_t size) {
         };
 
         for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-                const char *v = oci_state_annotation(s, keys[i]);
+                const char *v = ocistate_annotation(s, keys[i]);
 
                 if (container_name_is_valid(v))
                         return v;
@@ -179,7 +179,7 @@ static int cmdline_split(const char *cmdline, size_t size, char ***ret, size_t *
         return 0;
 }
 
-int runtime_cmdline_log(const char *cmdline, size_t size, char **ret) {
+int ocistate_runtime_cmdline_log(const char *cmdline, size_t size, char **ret) {
         _cleanup_free_ char **argv = NULL;
         const char *log = NULL, *format = NULL;
         size_t n;
@@ -202,7 +202,7 @@ int runtime_cmdline_log(const char *cmdline, size_t size, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-int runtime_log_entry(const char *msg, const char *time, char **ret) {
+int ocistate_runtime_log_entry(const char *msg, const char *time, char **ret) {
         json_object *o = json_object_new_object();
         const char *text;
         int r = -ENOMEM;
@@ -218,7 +218,7 @@ int runtime_log_entry(const char *msg, const char *time, char **ret) {
         return r;
 }
 
-int conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char **ret) {
+int ocistate_conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char **ret) {
         _cleanup_free_ char **argv = NULL;
         const char *name = NULL, *cid = NULL, *base;
         size_t n = 0;
@@ -246,7 +246,7 @@ int conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char *
         return *ret ? 0 : -ENOMEM;
 }
 
-int oci_hook_stage(const char *arg, const OciState *s) {
+int ocistate_hook_stage(const char *arg, const OciState *s) {
         if (arg)
                 return streq_ptr(arg, "admit") ? OCI_HOOK_ADMIT : streq_ptr(arg, "release") ? OCI_HOOK_RELEASE : -EINVAL;
         return streq_ptr(s->status, "stopped") ? OCI_HOOK_RELEASE : OCI_HOOK_ADMIT;

@@ -31,15 +31,15 @@ typedef struct OciState {
         size_t n_annotations;
 } OciState;
 
-void oci_state_done(OciState *s);
+void ocistate_done(OciState *s);
 
 /* 0, -EINVAL with *ret_error (allocated: what is wrong, "$.pid: ...") or
  * -ENOMEM. Required: ociVersion, id (container_id_is_valid()), status;
  * pid a positive integer when status is creating, created or running. */
-int oci_state_parse(const char *text, size_t size, OciState *ret, char **ret_error);
+int ocistate_parse(const char *text, size_t size, OciState *ret, char **ret_error);
 
 /* The value of an annotation, or NULL. */
-const char *oci_state_annotation(const OciState *s, const char *key);
+const char *ocistate_annotation(const OciState *s, const char *key);
 
 /* The container's name: from the annotations runtimes set (CRI-O's and
  * Kubernetes', io.kubernetes.cri-o.ContainerName and
@@ -48,19 +48,19 @@ const char *oci_state_annotation(const OciState *s, const char *key);
  * (container_name_is_valid()); else the ID's first 12 characters, as
  * podman shortens IDs. Never NULL; points into s, or into buf (at least 13
  * bytes). */
-const char *oci_state_name(const OciState *s, char *buf, size_t size);
+const char *ocistate_name(const OciState *s, char *buf, size_t size);
 
 /* The log of the OCI runtime that runs the hook, from its command line
  * (crun's and runc's global options "--log PATH" or "--log=PATH", with
  * "--log-format json", as podman runs them): 0 and *ret (allocated), the
  * absolute path; -ENOENT for any other command line; -ENOMEM. Podman reads
  * the error it shows from there, not from a hook's stderr. */
-int runtime_cmdline_log(const char *cmdline, size_t size, char **ret);
+int ocistate_runtime_cmdline_log(const char *cmdline, size_t size, char **ret);
 
 /* One entry of such a log, as the runtimes write it: a JSON object with
  * "msg", "level" "error" and "time" (RFC 3339), and a newline. 0 and
  * *ret (allocated), or -ENOMEM. */
-int runtime_log_entry(const char *msg, const char *time, char **ret);
+int ocistate_runtime_log_entry(const char *msg, const char *time, char **ret);
 
 /* The container's name from its monitor's command line: podman sets no
  * annotation with the name, but runs conmon with "-n NAME" (or --name)
@@ -68,11 +68,11 @@ int runtime_log_entry(const char *msg, const char *time, char **ret);
  * NUL-terminated arguments. 0 and *ret (allocated) when argv[0] is conmon,
  * its ID is id and the name is valid (container_name_is_valid()); -ENOENT
  * otherwise; -ENOMEM. */
-int conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char **ret);
+int ocistate_conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char **ret);
 
 /* What the hook does: the verb given on its command line ("admit",
  * "release"; NULL: none), else by the state's status: "stopped" (a
  * poststop hook) releases, the others (prestart, createRuntime) admit.
  * -EINVAL for another verb. */
 enum { OCI_HOOK_ADMIT, OCI_HOOK_RELEASE };
-int oci_hook_stage(const char *arg, const OciState *s);
+int ocistate_hook_stage(const char *arg, const OciState *s);

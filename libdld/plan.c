@@ -34,19 +34,19 @@ static int try_step(DlModel *m, PlanGroup *groups, const PlanStep *s) {
 
         switch (s->knob) {
         case KNOB_DL_RUNTIME:
-                return dl_model_set_system(m, s->value, m->pool.period_us, m->rt_runtime_us, m->rt_period_us);
+                return admission_model_set_system(m, s->value, m->pool.period_us, m->rt_runtime_us, m->rt_period_us);
         case KNOB_DL_PERIOD:
-                return dl_model_set_system(m, m->pool.runtime_us, s->value, m->rt_runtime_us, m->rt_period_us);
+                return admission_model_set_system(m, m->pool.runtime_us, s->value, m->rt_runtime_us, m->rt_period_us);
         case KNOB_RT_RUNTIME:
-                return dl_model_set_system(m, m->pool.runtime_us, m->pool.period_us, s->value, m->rt_period_us);
+                return admission_model_set_system(m, m->pool.runtime_us, m->pool.period_us, s->value, m->rt_period_us);
         case KNOB_RT_PERIOD:
-                return dl_model_set_system(m, m->pool.runtime_us, m->pool.period_us, m->rt_runtime_us, s->value);
+                return admission_model_set_system(m, m->pool.runtime_us, m->pool.period_us, m->rt_runtime_us, s->value);
         case KNOB_GROUP_RUNTIME:
                 n = &groups[s->group].node;
-                return dl_model_set_reservation(m, n, s->value, n->period_us);
+                return admission_model_set_reservation(m, n, s->value, n->period_us);
         case KNOB_GROUP_PERIOD:
                 n = &groups[s->group].node;
-                return dl_model_set_reservation(m, n, n->runtime_us, s->value);
+                return admission_model_set_reservation(m, n, n->runtime_us, s->value);
         }
         return -EINVAL;
 }

@@ -11,13 +11,8 @@
 
 #define INT_KNOB_MAX INT32_MAX
 
-const char *refusal_action_to_string(RefusalAction a) {
+const char *policy_refusal_action_to_string(RefusalAction a) {
         return a == REFUSAL_FAIL ? "fail" : "degrade";
-}
-
-char *bw_to_percent(char *buf, size_t size, uint64_t bw) {
-        snprintf(buf, size, "%.2f%%", (double) bw * 100.0 / (double) DL_BW_UNIT);
-        return buf;
 }
 
 static void group_done(PolicyGroup *g) {
@@ -218,7 +213,7 @@ static void parse_group(Ctx *c, Policy *p, json_object *g, const char *gpath) {
                 } else if (strcmp(key, "name") == 0) {
                         if (!get_string(c, val, path, &s))
                                 valid = false;
-                        else if (!group_name_is_valid(s)) {
+                        else if (!unitname_group_is_valid(s)) {
                                 problem(c, path, "\"%s\" is not a group name (1 to 64 letters, digits, '_' or '-')", s);
                                 valid = false;
                         } else if (!(grp.name = strdup(s)))
@@ -226,7 +221,7 @@ static void parse_group(Ctx *c, Policy *p, json_object *g, const char *gpath) {
                 } else if (strcmp(key, "slice") == 0) {
                         if (!get_string(c, val, path, &s))
                                 valid = false;
-                        else if (!slice_name_is_valid(s)) {
+                        else if (!unitname_slice_is_valid(s)) {
                                 problem(c, path, "\"%s\" is not a slice name (such as \"deadline-media.slice\"; not the root slice)", s);
                                 valid = false;
                         } else if (!(grp.slice = strdup(s)))
@@ -288,12 +283,12 @@ static void parse_group(Ctx *c, Policy *p, json_object *g, const char *gpath) {
                         (long long) grp.runtime_us, (unsigned long long) grp.period_us);
                 goto fail;
         }
-        if (grp.max_request_bw > dl_to_ratio(grp.period_us, grp.runtime_us)) {
-                char a[PERCENT_MAX], b[PERCENT_MAX];
+        if (grp.max_request_bw > admission_to_ratio(grp.period_us, grp.runtime_us)) {
+                char a[ADMISSION_PERCENT_MAX], b[ADMISSION_PERCENT_MAX];
 
                 problem(c, gpath, "max_request_percent (%s) is larger than the group's own reservation (%s of each CPU)",
-                        bw_to_percent(a, sizeof(a), grp.max_request_bw),
-                        bw_to_percent(b, sizeof(b), dl_to_ratio(grp.period_us, grp.runtime_us)));
+                        admission_bw_to_percent(a, sizeof(a), grp.max_request_bw),
+                        admission_bw_to_percent(b, sizeof(b), admission_to_ratio(grp.period_us, grp.runtime_us)));
                 goto fail;
         }
 
@@ -325,7 +320,7 @@ int policy_parse_n(Policy *p, const char *file, const char *text, size_t size, D
         int r;
 
         /* What json-c lets through (duplicate keys above all) is refused too. */
-        r = json_parse_strict(text, size, &root, &where, &reason);
+        r = jsoncheck_parse_strict(text, size, &root, &where, &reason);
         if (r == -EINVAL)
                 return diag_add(d, file, where, "invalid JSON: %s", reason) < 0 ? -ENOMEM : -EINVAL;
         if (r < 0)
@@ -379,7 +374,7 @@ int policy_group_for_slice(const Policy *p, const char *slice) {
         int best = -1;
 
         for (size_t i = 0; i < p->n_groups; i++)
-                if (slice_contains(p->groups[i].slice, slice) &&
+                if (unitname_slice_contains(p->groups[i].slice, slice) &&
                     (best < 0 || strlen(p->groups[i].slice) > strlen(p->groups[best].slice)))
                         best = (int) i;
         return best;
@@ -532,17 +527,17 @@ int policy_validate(Policy *p, const SystemBudget *current, DiagList *d) {
                 eff.rt_period_us = p->system.rt_period_us;
         p->system = eff;
 
-        sysproblem = dl_system_problem(eff.dl_runtime_us, eff.dl_period_us, eff.rt_runtime_us, eff.rt_period_us);
+        sysproblem = admission_system_problem(eff.dl_runtime_us, eff.dl_period_us, eff.rt_runtime_us, eff.rt_period_us);
         if (sysproblem) {
-                char a[PERCENT_MAX], b[PERCENT_MAX];
+                char a[ADMISSION_PERCENT_MAX], b[ADMISSION_PERCENT_MAX];
 
                 k = diag_add(d, p->system_file, "$.system",
                              "%s (deadline %lld/%llu = %s, RT %lld/%llu = %s; keys not set here keep their current value)",
                              sysproblem,
                              (long long) eff.dl_runtime_us, (unsigned long long) eff.dl_period_us,
-                             bw_to_percent(a, sizeof(a), eff.dl_runtime_us < 0 ? 0 : dl_to_ratio(eff.dl_period_us, eff.dl_runtime_us)),
+                             admission_bw_to_percent(a, sizeof(a), eff.dl_runtime_us < 0 ? 0 : admission_to_ratio(eff.dl_period_us, eff.dl_runtime_us)),
                              (long long) eff.rt_runtime_us, (unsigned long long) eff.rt_period_us,
-                             bw_to_percent(b, sizeof(b), eff.rt_runtime_us < 0 ? 0 : dl_to_ratio(eff.rt_period_us, eff.rt_runtime_us)));
+                             admission_bw_to_percent(b, sizeof(b), eff.rt_runtime_us < 0 ? 0 : admission_to_ratio(eff.rt_period_us, eff.rt_runtime_us)));
                 if (k < 0)
                         return -ENOMEM;
                 ret = -EINVAL;
@@ -597,7 +592,7 @@ int policy_validate(Policy *p, const SystemBudget *current, DiagList *d) {
         nodes = calloc(p->n_groups ?: 1, sizeof(DlNode));
         if (!nodes)
                 return -ENOMEM;
-        dl_model_init(&m, 1, eff.dl_runtime_us, eff.dl_period_us, eff.rt_runtime_us, eff.rt_period_us);
+        admission_model_init(&m, 1, eff.dl_runtime_us, eff.dl_period_us, eff.rt_runtime_us, eff.rt_period_us);
         /* Parents first: each group's depth from its parent's (a parent's
          * slice is shorter, so there are no cycles). */
         depth = calloc(p->n_groups ?: 1, sizeof(unsigned));
@@ -615,23 +610,23 @@ int policy_validate(Policy *p, const SystemBudget *current, DiagList *d) {
                 size_t i = order[oi];
                 PolicyGroup *g = &p->groups[i];
                 DlNode *parent = g->parent >= 0 ? &nodes[g->parent] : NULL;
-                char a[PERCENT_MAX], b[PERCENT_MAX];
+                char a[ADMISSION_PERCENT_MAX], b[ADMISSION_PERCENT_MAX];
 
-                dl_model_add_node(&m, &nodes[i], parent);
-                if (dl_model_set_reservation(&m, &nodes[i], g->runtime_us, g->period_us) == 0)
+                admission_model_add_node(&m, &nodes[i], parent);
+                if (admission_model_set_reservation(&m, &nodes[i], g->runtime_us, g->period_us) == 0)
                         continue;
 
-                bw_to_percent(a, sizeof(a), dl_to_ratio(g->period_us, g->runtime_us));
-                if (parent && dl_node_capacity(&m, parent) < dl_to_ratio(g->period_us, g->runtime_us))
+                admission_bw_to_percent(a, sizeof(a), admission_to_ratio(g->period_us, g->runtime_us));
+                if (parent && admission_node_capacity(&m, parent) < admission_to_ratio(g->period_us, g->runtime_us))
                         k = group_problem(d, g, "group \"%s\" reserves %s of each CPU, more than its enclosing group \"%s\" (%s)",
                                           g->name, a, p->groups[g->parent].name,
-                                          bw_to_percent(b, sizeof(b), dl_node_capacity(&m, parent)));
-                else if (!parent && dl_node_capacity(&m, &m.pool) < dl_to_ratio(g->period_us, g->runtime_us))
+                                          admission_bw_to_percent(b, sizeof(b), admission_node_capacity(&m, parent)));
+                else if (!parent && admission_node_capacity(&m, &m.pool) < admission_to_ratio(g->period_us, g->runtime_us))
                         k = group_problem(d, g, "group \"%s\" reserves %s of each CPU, more than the system deadline budget (%s, sched_dl_runtime_us/sched_dl_period_us)",
-                                          g->name, a, bw_to_percent(b, sizeof(b), dl_node_capacity(&m, &m.pool)));
+                                          g->name, a, admission_bw_to_percent(b, sizeof(b), admission_node_capacity(&m, &m.pool)));
                 else
                         k = group_problem(d, g, "group \"%s\" (%s of each CPU) does not fit together with the groups before it: %s left in %s",
-                                          g->name, a, bw_to_percent(b, sizeof(b), dl_node_free(&m, parent ?: &m.pool)),
+                                          g->name, a, admission_bw_to_percent(b, sizeof(b), admission_node_free(&m, parent ?: &m.pool)),
                                           parent ? p->groups[g->parent].name : "the system budget");
                 if (k == -ENOMEM)
                         return k;
@@ -655,9 +650,9 @@ int policy_load_files(Policy *p, char * const *paths, DiagList *d) {
 
                 size_t size;
 
-                k = read_config_file(paths[i], &text, &size);
+                k = fileio_read_config(paths[i], &text, &size);
                 if (k < 0) {
-                        if (diag_add(d, paths[i], NULL, "cannot read: %s", config_file_error(k)) < 0)
+                        if (diag_add(d, paths[i], NULL, "cannot read: %s", fileio_config_error(k)) < 0)
                                 return -ENOMEM;
                         ret = -EINVAL;
                         continue;

@@ -29,7 +29,7 @@ typedef enum RefusalAction {
         REFUSAL_FAIL,           /* dld stops the unit */
 } RefusalAction;
 
-const char *refusal_action_to_string(RefusalAction a);
+const char *policy_refusal_action_to_string(RefusalAction a);
 
 typedef struct PolicyGroup {
         char *name;
@@ -98,7 +98,3 @@ unsigned policy_max_depth(const Policy *p);
 int policy_load_directory(Policy *p, const char *dir, DiagList *d);
 /* Loads the given files in the given order (parse only). */
 int policy_load_files(Policy *p, char * const *paths, DiagList *d);
-
-/* "12.50%" of one CPU for a fixed-point bandwidth. */
-char *bw_to_percent(char *buf, size_t size, uint64_t bw);
-#define PERCENT_MAX 32

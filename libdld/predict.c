@@ -7,7 +7,7 @@
 #include "timespan.h"
 #include "unitname.h"
 
-const char *refused_by_to_string(RefusedBy b) {
+const char *predict_refused_by_to_string(RefusedBy b) {
         return b == REFUSED_BY_POLICY ? "policy" : b == REFUSED_BY_ADMISSION ? "admission" : "none";
 }
 
@@ -22,7 +22,7 @@ static int refuse(char **ret_reason, const char *fmt, ...) {
         return r < 0 ? -ENOMEM : -EPERM;
 }
 
-int policy_check_request(const Policy *p, const ServiceRequest *req, unsigned admitted_in_group,
+int predict_check_request(const Policy *p, const ServiceRequest *req, unsigned admitted_in_group,
                          int *ret_group, char **ret_reason) {
         const PolicyGroup *g;
         uint64_t bw;
@@ -34,7 +34,7 @@ int policy_check_request(const Policy *p, const ServiceRequest *req, unsigned ad
                 gi = policy_group_by_name(p, req->group);
                 if (gi < 0)
                         return refuse(ret_reason, "the policy has no group \"%s\" (X-DeadlineGroup=)", req->group);
-                if (!req->slice || !slice_contains(p->groups[gi].slice, req->slice)) {
+                if (!req->slice || !unitname_slice_contains(p->groups[gi].slice, req->slice)) {
                         *ret_group = gi;
                         return refuse(ret_reason, "the unit is in %s, outside group \"%s\" (%s); set Slice=%s",
                                       req->slice ?: "no slice", req->group, p->groups[gi].slice, p->groups[gi].slice);
@@ -48,12 +48,12 @@ int policy_check_request(const Policy *p, const ServiceRequest *req, unsigned ad
         *ret_group = gi;
         g = &p->groups[gi];
 
-        bw = dl_to_ratio(req->period_usec, req->runtime_usec);
+        bw = admission_to_ratio(req->period_usec, req->runtime_usec);
         if (g->max_request_bw > 0 && bw > g->max_request_bw) {
-                char a[PERCENT_MAX], b[PERCENT_MAX];
+                char a[ADMISSION_PERCENT_MAX], b[ADMISSION_PERCENT_MAX];
 
                 return refuse(ret_reason, "the request (%s of a CPU) is larger than group \"%s\" allows (max_request_percent %s)",
-                              bw_to_percent(a, sizeof(a), bw), g->name, bw_to_percent(b, sizeof(b), g->max_request_bw));
+                              admission_bw_to_percent(a, sizeof(a), bw), g->name, admission_bw_to_percent(b, sizeof(b), g->max_request_bw));
         }
         if (g->max_services > 0 && admitted_in_group >= g->max_services)
                 return refuse(ret_reason, "group \"%s\" already holds its maximum of %u services (max_services)",
@@ -61,46 +61,46 @@ int policy_check_request(const Policy *p, const ServiceRequest *req, unsigned ad
         return 0;
 }
 
-char *reservation_describe(const ServiceRequest *req, unsigned cpus) {
-        char one[PERCENT_MAX], all[PERCENT_MAX];
-        unsigned n = dl_threads_count(req->threads, cpus);
+char *predict_reservation_describe(const ServiceRequest *req, unsigned cpus) {
+        char one[ADMISSION_PERCENT_MAX], all[ADMISSION_PERCENT_MAX];
+        unsigned n = admission_threads_count(req->threads, cpus);
         uint64_t rt;
         char *s;
 
-        if (dl_threads_runtime(req->runtime_usec, req->period_usec, req->threads, cpus, &rt) < 0)
+        if (admission_threads_runtime(req->runtime_usec, req->period_usec, req->threads, cpus, &rt) < 0)
                 rt = 0;
         return asprintf(&s, "the reservation for %u thread%s of %s of a CPU (%s on %u CPUs)", n, n == 1 ? "" : "s",
-                        bw_to_percent(one, sizeof(one), dl_to_ratio(req->period_usec, req->runtime_usec)),
-                        bw_to_percent(all, sizeof(all), dl_capacity(cpus, (int64_t) rt, req->period_usec)),
+                        admission_bw_to_percent(one, sizeof(one), admission_to_ratio(req->period_usec, req->runtime_usec)),
+                        admission_bw_to_percent(all, sizeof(all), admission_capacity(cpus, (int64_t) rt, req->period_usec)),
                         cpus) < 0 ? NULL : s;
 }
 
-char *reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left) {
+char *predict_reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left) {
         _cleanup_free_ char *what = NULL;
-        char one[PERCENT_MAX], free_pct[PERCENT_MAX], th[16];
+        char one[ADMISSION_PERCENT_MAX], free_pct[ADMISSION_PERCENT_MAX], th[16];
         char *s;
 
         if (k == -ERANGE)
                 return asprintf(&s, "ERANGE: %u threads of %s of a CPU (X-DeadlineThreads=%s) need more than the %u CPUs",
-                                dl_threads_count(req->threads, cpus),
-                                bw_to_percent(one, sizeof(one), dl_to_ratio(req->period_usec, req->runtime_usec)),
-                                threads_to_string(th, sizeof(th), req->threads), cpus) < 0 ? NULL : s;
-        what = reservation_describe(req, cpus);
+                                admission_threads_count(req->threads, cpus),
+                                admission_bw_to_percent(one, sizeof(one), admission_to_ratio(req->period_usec, req->runtime_usec)),
+                                admission_threads_to_string(th, sizeof(th), req->threads), cpus) < 0 ? NULL : s;
+        what = predict_reservation_describe(req, cpus);
         if (!what)
                 return NULL;
         return asprintf(&s, "%s: %s does not fit in group \"%s\": %s left",
                         k == -EPERM ? "EPERM" : k == -EINVAL ? "EINVAL" : "EBUSY", what, group,
-                        left == DL_BW_UNLIMITED ? "unlimited" : bw_to_percent(free_pct, sizeof(free_pct), left)) < 0 ? NULL : s;
+                        left == DL_BW_UNLIMITED ? "unlimited" : admission_bw_to_percent(free_pct, sizeof(free_pct), left)) < 0 ? NULL : s;
 }
 
-void verdicts_done(Verdict *v, size_t n) {
+void predict_verdicts_done(Verdict *v, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 free(v[i].reason);
                 v[i].reason = NULL;
         }
 }
 
-int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, size_t n, Verdict *verdicts) {
+int predict_policy(const Policy *p, unsigned cpus, const ServiceRequest *reqs, size_t n, Verdict *verdicts) {
         _cleanup_free_ DlNode *groups = NULL, *units = NULL;
         _cleanup_free_ unsigned *count = NULL;
         DlModel m;
@@ -113,15 +113,15 @@ int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
                 return -ENOMEM;
 
         /* The groups as the policy sets them (validated: they fit), parents first. */
-        dl_model_init(&m, cpus, p->system.dl_runtime_us, p->system.dl_period_us,
+        admission_model_init(&m, cpus, p->system.dl_runtime_us, p->system.dl_period_us,
                       p->system.rt_runtime_us, p->system.rt_period_us);
         max_depth = policy_max_depth(p);
         for (unsigned depth = 0; depth <= max_depth; depth++)
                 for (size_t i = 0; i < p->n_groups; i++) {
                         if (policy_group_depth(p, i) != depth)
                                 continue;
-                        dl_model_add_node(&m, &groups[i], p->groups[i].parent >= 0 ? &groups[p->groups[i].parent] : NULL);
-                        (void) dl_model_set_reservation(&m, &groups[i], p->groups[i].runtime_us, p->groups[i].period_us);
+                        admission_model_add_node(&m, &groups[i], p->groups[i].parent >= 0 ? &groups[p->groups[i].parent] : NULL);
+                        (void) admission_model_set_reservation(&m, &groups[i], p->groups[i].runtime_us, p->groups[i].period_us);
                 }
 
         for (size_t i = 0; i < n; i++) {
@@ -131,7 +131,7 @@ int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
                 int k, gi;
 
                 *v = (Verdict) { .group = -1 };
-                k = policy_check_request(p, r, 0, &gi, &v->reason);
+                k = predict_check_request(p, r, 0, &gi, &v->reason);
                 v->group = gi;
                 if (k == 0 && p->groups[gi].max_services > 0 && count[gi] >= p->groups[gi].max_services)
                         k = refuse(&v->reason, "group \"%s\" already holds its maximum of %u services (max_services)",
@@ -143,24 +143,24 @@ int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
                         continue;
                 }
 
-                dl_model_add_node(&m, &units[i], &groups[gi]);
-                k = dl_threads_runtime(r->runtime_usec, r->period_usec, r->threads, cpus, &rt);
+                admission_model_add_node(&m, &units[i], &groups[gi]);
+                k = admission_threads_runtime(r->runtime_usec, r->period_usec, r->threads, cpus, &rt);
                 if (k == 0)
-                        k = dl_model_set_reservation(&m, &units[i], (int64_t) rt, r->period_usec);
+                        k = admission_model_set_reservation(&m, &units[i], (int64_t) rt, r->period_usec);
                 if (k < 0) {
                         /* The unit's node stays, holding nothing (-1). */
                         v->refused_by = REFUSED_BY_ADMISSION;
-                        v->reason = reservation_refusal(r, p->groups[gi].name, cpus, k, dl_node_free(&m, &groups[gi]));
+                        v->reason = predict_reservation_refusal(r, p->groups[gi].name, cpus, k, admission_node_free(&m, &groups[gi]));
                         if (!v->reason)
                                 goto oom;
                         continue;
                 }
-                v->reserved = dl_node_charge(&m, &units[i]);
+                v->reserved = admission_node_charge(&m, &units[i]);
                 v->admitted = true;
                 count[gi]++;
         }
         return 0;
 oom:
-        verdicts_done(verdicts, n);
+        predict_verdicts_done(verdicts, n);
         return -ENOMEM;
 }

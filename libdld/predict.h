@@ -26,13 +26,13 @@ typedef enum RefusedBy {
         REFUSED_BY_ADMISSION,   /* the kernel's admission control (predicted or real) */
 } RefusedBy;
 
-const char *refused_by_to_string(RefusedBy b);
+const char *predict_refused_by_to_string(RefusedBy b);
 
 /* Resolves the request's group and checks the policy's limits, given how
  * many services the group holds already. Returns 0 (allowed, *ret_group set)
  * or -EPERM with *ret_reason (malloc'ed; *ret_group is the group if one was
  * found, else -1), -ENOMEM. */
-int policy_check_request(const Policy *p, const ServiceRequest *req, unsigned admitted_in_group,
+int predict_check_request(const Policy *p, const ServiceRequest *req, unsigned admitted_in_group,
                          int *ret_group, char **ret_reason);
 
 typedef struct Verdict {
@@ -45,16 +45,16 @@ typedef struct Verdict {
 
 /* "the reservation for 2 threads of 10.00% of a CPU (20.01% on 4 CPUs)":
  * what the unit's cgroup reserves for req. malloc'ed, NULL on ENOMEM. */
-char *reservation_describe(const ServiceRequest *req, unsigned cpus);
+char *predict_reservation_describe(const ServiceRequest *req, unsigned cpus);
 
 /* Words why a reservation for req's threads could not be made in group
  * (k: its errno; -ERANGE: they need more than the cpus CPUs), with what is
  * left there (DL_BW_UNLIMITED: unknown). malloc'ed, NULL on ENOMEM. */
-char *reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left);
+char *predict_reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left);
 
 /* Predicts verdicts for requests admitted in order on an empty system of
  * cpus CPUs under the validated policy p (each request reserves what its
- * threads need, dl_threads_runtime(), in the unit's cgroup inside its
- * group). verdicts has n entries; free with verdicts_done(). */
-int policy_predict(const Policy *p, unsigned cpus, const ServiceRequest *reqs, size_t n, Verdict *verdicts);
-void verdicts_done(Verdict *v, size_t n);
+ * threads need, admission_threads_runtime(), in the unit's cgroup inside its
+ * group). verdicts has n entries; free with predict_verdicts_done(). */
+int predict_policy(const Policy *p, unsigned cpus, const ServiceRequest *reqs, size_t n, Verdict *verdicts);
+void predict_verdicts_done(Verdict *v, size_t n);

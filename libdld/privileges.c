@@ -6,7 +6,7 @@
 #include "privileges.h"
 #include "util.h"
 
-void privilege_problems_done(PrivilegeProblems *l) {
+void privileges_problems_done(PrivilegeProblems *l) {
         for (size_t i = 0; i < l->n; i++)
                 free(l->items[i].message);
         free(l->items);
@@ -126,7 +126,7 @@ int privileges_check(const PrivilegeProbe *p, PrivilegeProblems *ret) {
                         "/run/systemd/journal",
                         err_name(p->journal));
         if (r < 0) {
-                privilege_problems_done(&l);
+                privileges_problems_done(&l);
                 return r;
         }
         *ret = l;

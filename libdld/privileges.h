@@ -77,7 +77,7 @@ typedef struct PrivilegeProblems {
         size_t n_fatal;
 } PrivilegeProblems;
 
-void privilege_problems_done(PrivilegeProblems *l);
+void privileges_problems_done(PrivilegeProblems *l);
 
 /* Appends every problem of p to ret (emptied first). Returns the number
  * of fatal ones, or -ENOMEM. */

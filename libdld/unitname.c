@@ -13,7 +13,7 @@ static bool valid_unit_char(char c) {
         return isalnum((unsigned char) c) || strchr(":-_.\\@", c);
 }
 
-bool unit_name_is_valid(const char *name) {
+bool unitname_is_valid(const char *name) {
         const char *dot;
         size_t l;
 
@@ -34,10 +34,10 @@ bool unit_name_is_valid(const char *name) {
         return false;
 }
 
-bool unit_name_is_service(const char *name) {
+bool unitname_is_service(const char *name) {
         size_t l;
 
-        if (!unit_name_is_valid(name))
+        if (!unitname_is_valid(name))
                 return false;
         l = strlen(name);
         return l > 8 && strcmp(name + l - 8, ".service") == 0;
@@ -52,10 +52,10 @@ static bool has_slice_suffix(const char *name, size_t *ret_prefix_len) {
         return true;
 }
 
-bool slice_name_is_valid(const char *name) {
+bool unitname_slice_is_valid(const char *name) {
         size_t pl;
 
-        if (!unit_name_is_valid(name) || !has_slice_suffix(name, &pl))
+        if (!unitname_is_valid(name) || !has_slice_suffix(name, &pl))
                 return false;
         if (strchr(name, '@'))
                 return false;
@@ -67,7 +67,7 @@ bool slice_name_is_valid(const char *name) {
         return true;
 }
 
-bool group_name_is_valid(const char *name) {
+bool unitname_group_is_valid(const char *name) {
         size_t l;
 
         if (!name)
@@ -81,7 +81,7 @@ bool group_name_is_valid(const char *name) {
         return true;
 }
 
-bool slice_contains(const char *a, const char *b) {
+bool unitname_slice_contains(const char *a, const char *b) {
         size_t la, lb;
 
         if (!has_slice_suffix(a, &la) || !has_slice_suffix(b, &lb))
@@ -119,7 +119,7 @@ static bool cgroup_component_needs_prefix(const char *name, size_t len) {
         return false;
 }
 
-char *slice_cgroup_path(const char *slice) {
+char *unitname_slice_cgroup_path(const char *slice) {
         size_t pl, n = 0;
         char *path, *q;
 

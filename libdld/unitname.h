@@ -10,22 +10,22 @@
 
 /* A unit name "prefix.type": prefix of [A-Za-z0-9:_.\-@] (and \\x escapes),
  * at most 255 characters; type is one of systemd's unit types. */
-bool unit_name_is_valid(const char *name);
+bool unitname_is_valid(const char *name);
 
 /* A valid unit name of type service ("x.service"). */
-bool unit_name_is_service(const char *name);
+bool unitname_is_service(const char *name);
 
 /* A slice name: a valid unit name ending in ".slice", other than the root
  * "-.slice", whose dash-separated parts are all non-empty
  * ("a-b.slice", not "-a.slice", "a-.slice" or "a--b.slice"). */
-bool slice_name_is_valid(const char *name);
+bool unitname_slice_is_valid(const char *name);
 
 /* Deadline group names: [A-Za-z0-9_-], 1 to 64 characters. */
-bool group_name_is_valid(const char *name);
+bool unitname_group_is_valid(const char *name);
 
 /* True if slice a is b or one of b's parents ("a.slice" contains "a-b.slice"). */
-bool slice_contains(const char *a, const char *b);
+bool unitname_slice_contains(const char *a, const char *b);
 
 /* Cgroup path of a valid slice relative to the hierarchy root:
  * "a-b.slice" -> "/a.slice/a-b.slice". Returns NULL on ENOMEM. */
-char *slice_cgroup_path(const char *slice);
+char *unitname_slice_cgroup_path(const char *slice);

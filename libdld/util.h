@@ -3,8 +3,10 @@
 
 /* Small helpers shared by dld's modules (systemd style cleanup attributes). */
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,27 +72,49 @@ static inline void *steal_pointer(void *pp) {
 }
 #define TAKE_PTR(p) steal_pointer(&(p))
 
-/* Appends a copy of s to the NULL-terminated list *l. */
+/* Appends a copy of s to the NULL-terminated list *l (strv.c). */
 int strv_extend(char ***l, const char *s);
 size_t strv_length(char * const *l);
 bool strv_contains(char * const *l, const char *s);
 
 /* Words an error into *ret_error (allocated) and returns -EINVAL, or
  * -ENOMEM with *ret_error NULL. */
-int errorf(char **ret_error, const char *fmt, ...) _printf_(2, 3);
+static inline _printf_(2, 3) int errorf(char **ret_error, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(ret_error, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                *ret_error = NULL;
+                return -ENOMEM;
+        }
+        return -EINVAL;
+}
 
 /* Strips leading and trailing whitespace in place, returns the start. */
-char *strstrip(char *s);
+static inline char *strstrip(char *s) {
+        char *e;
 
-/* Reads a whole file (up to 1 MiB) into a NUL-terminated buffer. */
-int read_full_file(const char *path, char **ret, size_t *ret_size);
+        while (isspace((unsigned char) *s))
+                s++;
+        e = s + strlen(s);
+        while (e > s && isspace((unsigned char) e[-1]))
+                e--;
+        *e = 0;
+        return s;
+}
+
+/* Files (fileio.c). Reads a whole file (up to 1 MiB) into a
+ * NUL-terminated buffer. */
+int fileio_read_full(const char *path, char **ret, size_t *ret_size);
 /* Creates or truncates path (mode 0644) and writes text: 0, -errno, -EIO. */
-int write_full_file(const char *path, const char *text);
-
+int fileio_write_full(const char *path, const char *text);
 /* Policies and unit files: regular files only (-EISDIR, -EBADFD for a FIFO,
  * a device or a socket, opened without blocking), at most CONFIG_FILE_MAX
- * bytes (-EFBIG). config_file_error() words an error for the user. */
+ * bytes (-EFBIG). fileio_config_error() words an error for the user. */
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_FILE_MAX_TEXT "1 MiB"
-int read_config_file(const char *path, char **ret, size_t *ret_size);
-const char *config_file_error(int r);
+int fileio_read_config(const char *path, char **ret, size_t *ret_size);
+const char *fileio_config_error(int r);

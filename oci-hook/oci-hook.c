@@ -113,12 +113,12 @@ static int container_scope(pid_t pid, char **ret, const char *name) {
         }
         r = read_all(fd, 64 * 1024, &text, &size);
         if (r == 0)
-                r = proc_cgroup_cpu_path(text, &cg);
+                r = container_proc_cgroup_cpu_path(text, &cg);
         if (r < 0) {
                 error_line(name, "cannot find the cpu controller's cgroup in %s: %s", path, strerror(-r));
                 return r;
         }
-        r = cgroup_container_scope(cg, ret);
+        r = container_cgroup_scope(cg, ret);
         if (r == -ENOENT)
                 error_line(name, "the container's cgroup %s is in no systemd scope: dld admits containers run "
                            "with the systemd cgroup manager (podman --cgroup-manager=systemd, the default as root)", cg);
@@ -135,7 +135,7 @@ static int admit(sd_bus *bus, const OciState *s, const char *name) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ char *scope = NULL;
-        _cleanup_(deadline_request_done) DeadlineRequest req = {};
+        _cleanup_(dropin_request_done) DeadlineRequest req = {};
         const char *state, *reason;
         DiagList d = {};
         int r;
@@ -249,10 +249,10 @@ static void runtime_log_errors(void) {
         size_t size;
 
         if (!hook_errors || read_proc(getppid(), "cmdline", 64 * 1024, &text, &size) < 0 ||
-            runtime_cmdline_log(text, size, &log) < 0)
+            ocistate_runtime_cmdline_log(text, size, &log) < 0)
                 return;
         if (!gmtime_r(&t, &tm) || strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0 ||
-            runtime_log_entry(hook_errors, now, &entry) < 0)
+            ocistate_runtime_log_entry(hook_errors, now, &entry) < 0)
                 return;
         if (unlink(log) < 0 && errno != ENOENT)
                 return;
@@ -274,7 +274,7 @@ static char *monitor_name(const char *id) {
 
                 if (read_proc(pid, "cmdline", 64 * 1024, &text, &size) < 0)
                         return NULL;
-                if (conmon_cmdline_name(text, size, id, &name) == 0)
+                if (ocistate_conmon_cmdline_name(text, size, id, &name) == 0)
                         return TAKE_PTR(name);
                 pid = parent_of(pid);
         }
@@ -284,7 +284,7 @@ static char *monitor_name(const char *id) {
 int main(int argc, char *argv[]) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_free_ char *text = NULL, *error = NULL, *monitor = NULL;
-        _cleanup_(oci_state_done) OciState s = {};
+        _cleanup_(ocistate_done) OciState s = {};
         char shortid[16];
         const char *name;
         size_t size;
@@ -303,18 +303,18 @@ int main(int argc, char *argv[]) {
                            r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
                 return 1;
         }
-        r = oci_state_parse(text, size, &s, &error);
+        r = ocistate_parse(text, size, &s, &error);
         if (r < 0) {
                 error_line(NULL, "the container's state on stdin: %s", error ?: strerror(-r));
                 return 1;
         }
-        stage = oci_hook_stage(argc == 2 ? argv[1] : NULL, &s);
+        stage = ocistate_hook_stage(argc == 2 ? argv[1] : NULL, &s);
         if (stage < 0) {
                 error_line(NULL, "unknown verb \"%s\" (admit, release)", argv[1]);
                 return 2;
         }
         hook_container_id = s.id;
-        name = oci_state_name(&s, shortid, sizeof(shortid));
+        name = ocistate_name(&s, shortid, sizeof(shortid));
         if (name == shortid && (monitor = monitor_name(s.id)))
                 name = monitor;
         if (sd_bus_open_system(&bus) < 0)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared by the bench's guest programs (bench/README.md): clocks, mainline
- * sched_setattr(), cgroup v2 chains, and results as one JSON object per
- * line ("BENCH {...}"), which bench/run.py collects from the results port.
+ * Shared by the bench's guest programs (bench/README.md): clocks, entering
+ * and leaving SCHED_DEADLINE (over include/dlsched/sched.h), cgroup v2
+ * chains, and results as one JSON object per line ("BENCH {...}"), which
+ * bench/run.py collects from the results port.
  */
 #ifndef DLB_H
 #define DLB_H
@@ -22,38 +23,21 @@
 #include <unistd.h>
 /* Clocks and spin_cpu_ns(), shared with the guest tests (tests/guest/dltask.h). */
 #include <dlsched/cpuclock.h>
-/* The uapi's struct sched_param would clash with the C library's. */
-#define sched_param kernel_sched_param
-#include <linux/sched/types.h>
-#undef sched_param
+/* struct sched_attr and the project's sched_setattr() wrappers. */
+#include <dlsched/sched.h>
 
-#ifndef SCHED_DEADLINE
-#define SCHED_DEADLINE 6
-#endif
-#ifndef SCHED_FLAG_DL_OVERRUN
-#define SCHED_FLAG_DL_OVERRUN 0x04
-#endif
-
-static inline int dlb_setattr(pid_t pid, int policy, uint64_t runtime_ns, uint64_t deadline_ns,
-			      uint64_t period_ns, uint64_t flags)
-{
-	/* sched_setattr() is mainline: the uapi struct, SYS_sched_setattr. */
-	struct sched_attr a = {
-		.size = sizeof(a), .sched_policy = (uint32_t)policy, .sched_flags = flags,
-		.sched_runtime = runtime_ns, .sched_deadline = deadline_ns, .sched_period = period_ns,
-	};
-
-	return syscall(SYS_sched_setattr, pid, &a, 0) ? -errno : 0;
-}
-
+/* The calling thread into SCHED_DEADLINE (nanoseconds); 0 or -errno. */
 static inline int dlb_deadline(uint64_t runtime_ns, uint64_t deadline_ns, uint64_t period_ns, uint64_t flags)
 {
-	return dlb_setattr(0, SCHED_DEADLINE, runtime_ns, deadline_ns, period_ns, flags);
+	struct sched_attr a = dlsched_deadline_attr(runtime_ns, deadline_ns, period_ns, flags);
+
+	return dlsched_set_attr(0, &a);
 }
 
+/* The calling thread back to SCHED_OTHER; 0 or -errno. */
 static inline int dlb_other(void)
 {
-	return dlb_setattr(0, 0 /* SCHED_OTHER */, 0, 0, 0, 0);
+	return dlsched_set_normal(0);
 }
 
 /* CLOCK_MONOTONIC, signed: the bench subtracts times from one another. */

@@ -15,7 +15,7 @@ static int parse(const char *cmdline, DlconfArgs *a, char **error) {
         for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
                 argv[argc++] = t;
         argv[argc] = NULL;
-        return dlconf_parse_args(argc, argv, a, error);
+        return args_parse(argc, argv, a, error);
 }
 
 static void accepts(const char *cmdline, VerbId verb, unsigned n_args) {
@@ -95,9 +95,9 @@ static void test_help(void) {
         ok(a.version, "  version");
 
         /* Every verb's help names it and its options. */
-        for (const Verb *v = dlconf_verbs; v->name; v++) {
+        for (const Verb *v = args_verbs; v->name; v++) {
                 f = open_memstream(&text, &size);
-                dlconf_help(f, v);
+                args_help(f, v);
                 fclose(f);
                 ok(strncmp(text, "dlconf ", 7) == 0 && strstr(text, v->name) && strstr(text, "--help"),
                    "help of %s", v->name);
@@ -106,9 +106,9 @@ static void test_help(void) {
                 text = NULL;
         }
         f = open_memstream(&text, &size);
-        dlconf_help(f, NULL);
+        args_help(f, NULL);
         fclose(f);
-        for (const Verb *v = dlconf_verbs; v->name; v++)
+        for (const Verb *v = args_verbs; v->name; v++)
                 ok(strstr(text, v->name) != NULL, "general help lists %s", v->name);
         ok(strstr(text, "4 dld unreachable") != NULL, "general help lists the exit codes");
 }
@@ -166,12 +166,12 @@ static void test_unit_names(void) {
 
         for (size_t i = 0; i < ELEMENTSOF(good); i++) {
                 _cleanup_free_ char *name = NULL, *error = NULL;
-                is_int(dlconf_unit_name(good[i].arg, &name, &error), 0, "unit name '%s'", good[i].arg);
+                is_int(args_unit_name(good[i].arg, &name, &error), 0, "unit name '%s'", good[i].arg);
                 is_str(name, good[i].want, "  is %s", good[i].want);
         }
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 _cleanup_free_ char *name = NULL, *error = NULL, *want = NULL;
-                is_int(dlconf_unit_name(bad[i], &name, &error), -EINVAL, "bad unit name '%s'", bad[i]);
+                is_int(args_unit_name(bad[i], &name, &error), -EINVAL, "bad unit name '%s'", bad[i]);
                 ok(asprintf(&want, "'%s' is not a valid unit name", bad[i]) > 0, "  (message)");
                 is_str(error, want, "  says so");
         }

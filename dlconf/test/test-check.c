@@ -19,9 +19,9 @@ static char *text_of(const CheckResult *r, bool json) {
         FILE *f;
 
         if (json)
-                return format_check_json(r, JSON_SHORT);
+                return check_format_json(r, JSON_SHORT);
         f = open_memstream(&text, &size);
-        format_check(f, r, false);
+        check_format(f, r, false);
         fclose(f);
         return text;
 }
@@ -170,7 +170,7 @@ static void test_demo(void) {
 
         for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
                 snprintf(full[i], sizeof(full[i]), "%s/%s", TOP, paths[i]);
-                ok(read_full_file(full[i], &texts[i], NULL) == 0, "read %s", paths[i]);
+                ok(fileio_read_full(full[i], &texts[i], NULL) == 0, "read %s", paths[i]);
                 files[i] = (CheckFile) { .path = full[i], .text = texts[i] ?: "" };
         }
         is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "demo: check runs");
@@ -202,7 +202,7 @@ static void test_examples(void) {
                 CheckResult r;
 
                 snprintf(path, sizeof(path), "%s/%s", TOP, cases[i].path);
-                ok(read_full_file(path, &text, NULL) == 0, "read %s", cases[i].path);
+                ok(fileio_read_full(path, &text, NULL) == 0, "read %s", cases[i].path);
                 is_int(check_files(&r, &(CheckFile) { .path = path, .text = text ?: "" }, 1, 4, &defaults), 0, "%s: check runs", cases[i].path);
                 is_int(check_exit_status(&r), cases[i].want ? EXIT_DLCONF_INVALID : 0, "  exit status %d",
                        cases[i].want ? EXIT_DLCONF_INVALID : 0);
@@ -220,7 +220,7 @@ static void test_promote(void) {
         CheckResult r;
 
         snprintf(path, sizeof(path), "%s/units/examples/nspawn-machine-deadline.conf", TOP);
-        ok(read_full_file(path, &example, NULL) == 0, "read units/examples/nspawn-machine-deadline.conf");
+        ok(fileio_read_full(path, &example, NULL) == 0, "read units/examples/nspawn-machine-deadline.conf");
         {
                 CheckFile files[] = {
                         { .path = "p/50-demo.json", .text = policy },

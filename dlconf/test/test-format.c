@@ -24,23 +24,23 @@ static void sample(DlconfState *s) {
                 .runtime_usec = 500000, .period_usec = 1000000, .bandwidth = BW(200),
                 .allocated = BW(180), .rt_runtime_usec = 450000, .rt_period_usec = 1000000,
         };
-        g = dlconf_state_add_group(s);
+        g = state_add_group(s);
         *g = (DlconfGroup) { strdup("media"), strdup("deadline-media.slice"), 300000, 1000000,
                              BW(120), BW(100), BW(20), BW(25), 2, 1, strdup("degrade") };
-        g = dlconf_state_add_group(s);
+        g = state_add_group(s);
         *g = (DlconfGroup) { strdup("control"), strdup("deadline-control.slice"), 150000, 1000000,
                              BW(60), BW(40), BW(20), 0, 0, 1, strdup("fail") };
-        v = dlconf_state_add_service(s);
+        v = state_add_service(s);
         *v = (DlconfService) { strdup("demo-media.service"), strdup("media"), strdup("admitted"),
                                10000, 40000, 40000, 0, BW(100), 1, 1, strdup("dropin"), strdup(""), NULL, NULL };
-        v = dlconf_state_add_service(s);
+        v = state_add_service(s);
         *v = (DlconfService) { strdup("demo-greedy.service"), strdup("media"), strdup("degraded"),
                                8000, 40000, 40000, 2, 0, 0, 1, strdup("dropin"),
                                strdup("does not fit: needs 80.00%, group media has 20.00% free"), NULL, NULL };
-        v = dlconf_state_add_service(s);
+        v = state_add_service(s);
         *v = (DlconfService) { strdup("demo-control.service"), strdup("control"), strdup("admitted"),
                                2000, 10000, 20000, 0, BW(40), 2, 3, strdup("manual"), strdup(""), NULL, NULL };
-        v = dlconf_state_add_service(s);
+        v = state_add_service(s);
         *v = (DlconfService) { strdup("stray.service"), strdup(""), strdup("pending"),
                                1000, 10000, 10000, 1, 0, 0, 0, strdup("dropin"), strdup(""), NULL, NULL };
 }
@@ -98,7 +98,7 @@ static void test_status_text(void) {
         plain = capture_status(&s, (FormatOptions) { .bars = true });
         ok(strstr(plain, "System budget: admission control off (sched_dl_runtime_us = -1) on 4 CPUs, allocated 180.00%\n") != NULL,
            "admission control off is said so");
-        dlconf_state_done(&s);
+        state_done(&s);
 
         /* Nothing at all. */
         free(plain);
@@ -180,7 +180,7 @@ static void test_list_and_show(void) {
                "   Threads: 0 of 1 SCHED_DEADLINE\n"
                "    Source: drop-in (X-Deadline* keys)\n"
                "    Reason: does not fit: needs 80.00%, group media has 20.00% free\n", "show");
-        dlconf_state_done(&s);
+        state_done(&s);
 }
 
 static void test_json(void) {
@@ -250,7 +250,7 @@ static void test_json(void) {
         status = format_status_json(&s, JSON_SHORT);
         ok(strstr(status, "\"runtime_usec\":-1,\"period_usec\":1000000,\"bandwidth\":null,") &&
            strstr(status, "\"free\":null"), "unlimited budget: bandwidth and free are null");
-        dlconf_state_done(&s);
+        state_done(&s);
 }
 
 /* A container: named by its name and short ID, its scope and ID in show. */
@@ -261,7 +261,7 @@ static void test_container(void) {
         size_t size;
         FILE *f;
 
-        v = dlconf_state_add_service(&s);
+        v = state_add_service(&s);
         *v = (DlconfService) { strdup("libpod-0123456789abcdef.scope"), strdup("media"), strdup("admitted"),
                                2000, 20000, 20000, 1, BW(10), 2, 3, strdup("container"), strdup(""),
                                strdup("0123456789abcdef"), strdup("media-ctr") };
@@ -282,7 +282,7 @@ static void test_container(void) {
         ok(json && strstr(json, "\"container_id\":\"0123456789abcdef\"") && strstr(json, "\"container_name\":\"media-ctr\""),
            "show --json: container_id and container_name");
         free(json);
-        dlconf_state_done(&s);
+        state_done(&s);
 }
 
 int main(void) {

@@ -17,7 +17,7 @@
  * guest tests define it: their headers are always the patched ones).
  *
  * sched_setattr() and sched_getattr() are mainline calls with stable
- * numbers: use the C library's SYS_sched_setattr, SYS_sched_getattr.
+ * numbers: their wrappers are in dlsched/sched.h.
  */
 #ifndef DLSCHED_SYSCALLS_H
 #define DLSCHED_SYSCALLS_H

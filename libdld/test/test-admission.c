@@ -6,109 +6,109 @@
 #include "tap.h"
 
 static void test_arithmetic(void) {
-        is_int(dl_to_ratio(1000000, 50000), 52428, "to_ratio 5%% rounds down like the kernel");
-        is_int(dl_to_ratio(100000, 10000), 104857, "to_ratio 10ms/100ms");
-        is_int(dl_to_ratio(1000, 1000), DL_BW_UNIT, "to_ratio of a full CPU is 1 << 20");
-        is_int(dl_to_ratio(0, 5), 0, "to_ratio of period 0 is 0");
-        is_int(dl_capacity(4, 50000, 1000000), 4 * 52428, "capacity is CPUs times the per-CPU share");
-        ok(dl_capacity(4, -1, 1000000) == DL_BW_UNLIMITED, "runtime -1 is unlimited");
+        is_int(admission_to_ratio(1000000, 50000), 52428, "to_ratio 5%% rounds down like the kernel");
+        is_int(admission_to_ratio(100000, 10000), 104857, "to_ratio 10ms/100ms");
+        is_int(admission_to_ratio(1000, 1000), DL_BW_UNIT, "to_ratio of a full CPU is 1 << 20");
+        is_int(admission_to_ratio(0, 5), 0, "to_ratio of period 0 is 0");
+        is_int(admission_capacity(4, 50000, 1000000), 4 * 52428, "capacity is CPUs times the per-CPU share");
+        ok(admission_capacity(4, -1, 1000000) == DL_BW_UNLIMITED, "runtime -1 is unlimited");
 }
 
 static void test_task_params(void) {
-        ok(!dl_task_params_problem(2000, 10000, 10000), "2ms/10ms/10ms is valid");
-        ok(dl_task_params_problem(0, 10000, 10000), "zero runtime refused");
-        ok(dl_task_params_problem(1, 10000, 10000), "1us runtime below 1024ns refused");
-        ok(dl_task_params_problem(3000, 2000, 10000), "runtime > deadline refused");
-        ok(dl_task_params_problem(1000, 20000, 10000), "deadline > period refused");
-        ok(dl_task_params_problem(10, 50, 50), "period below 100us refused");
-        ok(dl_task_params_problem(1000, 5000000, 5000000), "period above 4s refused");
-        ok(!dl_task_params_problem(1000, 4194304, 4194304), "period of exactly the maximum is valid");
+        ok(!admission_task_params_problem(2000, 10000, 10000), "2ms/10ms/10ms is valid");
+        ok(admission_task_params_problem(0, 10000, 10000), "zero runtime refused");
+        ok(admission_task_params_problem(1, 10000, 10000), "1us runtime below 1024ns refused");
+        ok(admission_task_params_problem(3000, 2000, 10000), "runtime > deadline refused");
+        ok(admission_task_params_problem(1000, 20000, 10000), "deadline > period refused");
+        ok(admission_task_params_problem(10, 50, 50), "period below 100us refused");
+        ok(admission_task_params_problem(1000, 5000000, 5000000), "period above 4s refused");
+        ok(!admission_task_params_problem(1000, 4194304, 4194304), "period of exactly the maximum is valid");
 }
 
 static void test_system(void) {
         DlModel m;
 
-        ok(!dl_system_problem(50000, 1000000, 950000, 1000000), "defaults: 5%% dl + 95%% rt fit");
-        ok(dl_system_problem(60000, 1000000, 950000, 1000000), "6%% dl + 95%% rt exceed 100%%");
-        ok(dl_system_problem(50001, 1000000, 950000, 1000000), "coupling is exact: 5.0001%% + 95%% exceed 100%%");
-        ok(!dl_system_problem(1, 3, 2, 3), "coupling is exact: 1/3 + 2/3 fit");
-        ok(!dl_system_problem(50000, 1000000, -1, 1000000), "rt -1 is exempt from the coupling");
-        ok(!dl_system_problem(-1, 1000000, 950000, 1000000), "dl -1 is exempt from the coupling");
-        ok(dl_system_problem(2000000, 1000000, 0, 1000000), "dl runtime > period refused");
-        ok(dl_system_problem(1000, 0, 0, 1000000), "dl period 0 refused");
-        ok(dl_system_problem(-2, 1000000, 0, 1000000), "dl runtime -2 refused");
+        ok(!admission_system_problem(50000, 1000000, 950000, 1000000), "defaults: 5%% dl + 95%% rt fit");
+        ok(admission_system_problem(60000, 1000000, 950000, 1000000), "6%% dl + 95%% rt exceed 100%%");
+        ok(admission_system_problem(50001, 1000000, 950000, 1000000), "coupling is exact: 5.0001%% + 95%% exceed 100%%");
+        ok(!admission_system_problem(1, 3, 2, 3), "coupling is exact: 1/3 + 2/3 fit");
+        ok(!admission_system_problem(50000, 1000000, -1, 1000000), "rt -1 is exempt from the coupling");
+        ok(!admission_system_problem(-1, 1000000, 950000, 1000000), "dl -1 is exempt from the coupling");
+        ok(admission_system_problem(2000000, 1000000, 0, 1000000), "dl runtime > period refused");
+        ok(admission_system_problem(1000, 0, 0, 1000000), "dl period 0 refused");
+        ok(admission_system_problem(-2, 1000000, 0, 1000000), "dl runtime -2 refused");
 
-        dl_model_init(&m, 2, 50000, 1000000, 950000, 1000000);
-        is_int(dl_model_set_system(&m, 100000, 1000000, 950000, 1000000), -EINVAL, "raising dl without lowering rt: EINVAL");
+        admission_model_init(&m, 2, 50000, 1000000, 950000, 1000000);
+        is_int(admission_model_set_system(&m, 100000, 1000000, 950000, 1000000), -EINVAL, "raising dl without lowering rt: EINVAL");
         is_int(m.pool.runtime_us, 50000, "unchanged after EINVAL");
-        is_int(dl_model_set_system(&m, 50000, 1000000, 900000, 1000000), 0, "lowering rt first");
-        is_int(dl_model_set_system(&m, 100000, 1000000, 900000, 1000000), 0, "then raising dl");
-        is_int(dl_model_task_admit(&m, &m.pool, dl_to_ratio(100, 10)), 0, "task in the pool");
+        is_int(admission_model_set_system(&m, 50000, 1000000, 900000, 1000000), 0, "lowering rt first");
+        is_int(admission_model_set_system(&m, 100000, 1000000, 900000, 1000000), 0, "then raising dl");
+        is_int(admission_model_task_admit(&m, &m.pool, admission_to_ratio(100, 10)), 0, "task in the pool");
         is_int(m.pool.inner, 104857, "pool allocated = task bandwidth");
-        is_int(dl_model_set_system(&m, 60000, 1000000, 900000, 1000000), 0, "lowering to 2 x 6%% still holds it");
+        is_int(admission_model_set_system(&m, 60000, 1000000, 900000, 1000000), 0, "lowering to 2 x 6%% still holds it");
         /* 2 x 52428 = 104856 < 104857: the kernel's rounding refuses this. */
-        is_int(dl_model_set_system(&m, 50000, 1000000, 900000, 1000000), -EBUSY, "lowering below allocated (by rounding): EBUSY");
+        is_int(admission_model_set_system(&m, 50000, 1000000, 900000, 1000000), -EBUSY, "lowering below allocated (by rounding): EBUSY");
         is_int(m.pool.runtime_us, 60000, "unchanged after EBUSY");
 }
 
 static void test_groups(void) {
         DlModel m;
         DlNode a, b, c, u, z;
-        uint64_t task = dl_to_ratio(1000000, 100000);   /* 104857 */
+        uint64_t task = admission_to_ratio(1000000, 100000);   /* 104857 */
 
         /* 4 CPUs, 50% each: pool capacity 2 CPUs. */
-        dl_model_init(&m, 4, 500000, 1000000, 500000, 1000000);
-        dl_model_add_node(&m, &a, NULL);
-        dl_model_add_node(&m, &b, &a);
-        dl_model_add_node(&m, &c, &b);
+        admission_model_init(&m, 4, 500000, 1000000, 500000, 1000000);
+        admission_model_add_node(&m, &a, NULL);
+        admission_model_add_node(&m, &b, &a);
+        admission_model_add_node(&m, &c, &b);
 
         is_int(a.runtime_us, -1, "a new group holds no reservation");
         is_int(a.period_us, 1000000, "a new group's period is the system period");
-        is_int(dl_model_set_reservation(&m, &a, 250000, 1000000), 0, "A: 25%% per CPU");
+        is_int(admission_model_set_reservation(&m, &a, 250000, 1000000), 0, "A: 25%% per CPU");
         is_int(m.pool.inner, 1048576, "pool charged 4 x 25%%");
-        is_int(dl_model_set_reservation(&m, &b, 300000, 1000000), -EBUSY, "B larger than A: EBUSY");
+        is_int(admission_model_set_reservation(&m, &b, 300000, 1000000), -EBUSY, "B larger than A: EBUSY");
         is_int(a.inner, 0, "A unchanged after EBUSY");
-        is_int(dl_model_set_reservation(&m, &b, 125000, 1000000), 0, "B: 12.5%% per CPU inside A");
+        is_int(admission_model_set_reservation(&m, &b, 125000, 1000000), 0, "B: 12.5%% per CPU inside A");
         is_int(a.inner, 524288, "A allocated = B's capacity");
         is_int(m.pool.inner, 1048576, "pool unchanged by nested reservation");
 
         /* C without a reservation: its tasks are charged to B. */
         for (int i = 0; i < 5; i++)
-                is_int(dl_model_task_admit(&m, &c, task), 0, "task %d in C charged to B", i + 1);
+                is_int(admission_model_task_admit(&m, &c, task), 0, "task %d in C charged to B", i + 1);
         is_int(b.inner, 5 * task, "B allocated = 5 tasks");
         is_int(c.inner, 5 * task, "C's inner counts its tasks");
-        is_int(dl_model_task_admit(&m, &c, task), -EBUSY, "6th task does not fit B");
+        is_int(admission_model_task_admit(&m, &c, task), -EBUSY, "6th task does not fit B");
         is_int(b.inner, 5 * task, "B unchanged after refusal");
-        is_int(dl_node_free(&m, &c), 524288 - 5 * task, "free bandwidth seen from C");
+        is_int(admission_node_free(&m, &c), 524288 - 5 * task, "free bandwidth seen from C");
 
-        is_int(dl_model_set_reservation(&m, &b, 100000, 1000000), -EBUSY, "shrinking busy B below its tasks: EBUSY");
+        is_int(admission_model_set_reservation(&m, &b, 100000, 1000000), -EBUSY, "shrinking busy B below its tasks: EBUSY");
         is_int(b.runtime_us, 125000, "B unchanged");
-        is_int(dl_model_set_reservation(&m, &c, 200000, 1000000), -EBUSY, "C larger than B's free part: EBUSY");
-        is_int(dl_model_set_reservation(&m, &c, 125000, 1000000), 0, "C reserves all of B, just enough for its tasks");
+        is_int(admission_model_set_reservation(&m, &c, 200000, 1000000), -EBUSY, "C larger than B's free part: EBUSY");
+        is_int(admission_model_set_reservation(&m, &c, 125000, 1000000), 0, "C reserves all of B, just enough for its tasks");
         is_int(b.inner, 524288, "B now holds C's capacity");
         is_int(c.inner, 5 * task, "C holds its tasks");
-        is_int(dl_model_set_reservation(&m, &c, -1, 1000000), 0, "C back to -1 moves its tasks up");
+        is_int(admission_model_set_reservation(&m, &c, -1, 1000000), 0, "C back to -1 moves its tasks up");
         is_int(b.inner, 5 * task, "B holds the tasks again");
 
         for (int i = 0; i < 5; i++)
-                dl_model_task_release(&m, &c, task);
+                admission_model_task_release(&m, &c, task);
         is_int(b.inner, 0, "B empty after the tasks exit");
         is_int(c.inner, 0, "C empty after the tasks exit");
 
         /* 0 forbids deadline tasks in the subtree. */
-        dl_model_add_node(&m, &z, &a);
-        dl_model_add_node(&m, &u, &z);
-        is_int(dl_model_set_reservation(&m, &z, 0, 1000000), 0, "Z: 0 reservation");
-        is_int(dl_model_task_admit(&m, &u, task), -EPERM, "task under a 0 reservation: EPERM");
-        is_int(dl_model_set_reservation(&m, &u, 1000, 1000000), -EBUSY, "reservation under 0: EBUSY");
+        admission_model_add_node(&m, &z, &a);
+        admission_model_add_node(&m, &u, &z);
+        is_int(admission_model_set_reservation(&m, &z, 0, 1000000), 0, "Z: 0 reservation");
+        is_int(admission_model_task_admit(&m, &u, task), -EPERM, "task under a 0 reservation: EPERM");
+        is_int(admission_model_set_reservation(&m, &u, 1000, 1000000), -EBUSY, "reservation under 0: EBUSY");
 
         /* Removing groups gives back what they held. */
-        dl_model_remove_node(&m, &u);
-        dl_model_remove_node(&m, &z);
-        dl_model_remove_node(&m, &c);
-        dl_model_remove_node(&m, &b);
+        admission_model_remove_node(&m, &u);
+        admission_model_remove_node(&m, &z);
+        admission_model_remove_node(&m, &c);
+        admission_model_remove_node(&m, &b);
         is_int(a.inner, 0, "A empty after removing B");
-        dl_model_remove_node(&m, &a);
+        admission_model_remove_node(&m, &a);
         is_int(m.pool.inner, 0, "pool empty after removing A");
 }
 
@@ -116,13 +116,13 @@ static void test_observed(void) {
         DlModel m;
         DlNode g, u;
 
-        dl_model_init(&m, 2, 500000, 1000000, 500000, 1000000);
+        admission_model_init(&m, 2, 500000, 1000000, 500000, 1000000);
         m.pool.inner = 400000;
-        dl_model_add_observed(&g, &m.pool, 200000, 1000000, 100000);
-        dl_model_add_node(&m, &u, &g);
-        is_int(dl_node_free(&m, &u), 2 * 209715 - 100000, "free inside an observed group");
-        is_int(dl_model_set_reservation(&m, &u, 200000, 1000000), -EBUSY, "unit reservation larger than group free: EBUSY");
-        is_int(dl_model_set_reservation(&m, &u, 50000, 1000000), 0, "unit reservation that fits");
+        admission_model_add_observed(&g, &m.pool, 200000, 1000000, 100000);
+        admission_model_add_node(&m, &u, &g);
+        is_int(admission_node_free(&m, &u), 2 * 209715 - 100000, "free inside an observed group");
+        is_int(admission_model_set_reservation(&m, &u, 200000, 1000000), -EBUSY, "unit reservation larger than group free: EBUSY");
+        is_int(admission_model_set_reservation(&m, &u, 50000, 1000000), 0, "unit reservation that fits");
         is_int(g.inner, 100000 + 2 * 52428, "group allocated grows by the unit's capacity");
         is_int(m.pool.inner, 400000, "pool unchanged");
 }
@@ -160,13 +160,13 @@ static void test_threads_runtime(void) {
                         for (size_t c = 0; c < ELEMENTSOF(threads); c++)
                                 for (size_t d = 0; d < ELEMENTSOF(cpuss); d++) {
                                         uint64_t R = runtimes[a], P = periods[b];
-                                        unsigned C = cpuss[d], N = dl_threads_count(threads[c], C), got;
+                                        unsigned C = cpuss[d], N = admission_threads_count(threads[c], C), got;
                                         int k;
 
                                         if (R > P)
                                                 continue;
                                         combos++;
-                                        k = dl_threads_runtime(R, P, threads[c], C, &rt);
+                                        k = admission_threads_runtime(R, P, threads[c], C, &rt);
                                         if (k == -ERANGE) {
                                                 /* Right only if a whole-CPU reservation cannot hold them. */
                                                 if (kernel_admits(P, R, P, C, N) < N)
@@ -199,19 +199,19 @@ static void test_threads_runtime(void) {
         ok(exact > 0 && loose < exact, "most combinations are exact (%u of %u)", exact, fit);
 
         /* The README's examples. */
-        is_int(dl_threads_runtime(12000, 100000, 1, 2, &rt), 0, "12ms/100ms, 1 thread, 2 CPUs");
+        is_int(admission_threads_runtime(12000, 100000, 1, 2, &rt), 0, "12ms/100ms, 1 thread, 2 CPUs");
         is_int(rt, 6001, "  6001us per CPU: 6000 rounds to 2 x 62914 < 125829");
         is_int(kernel_admits(6000, 12000, 100000, 2, 2), 0, "  (6000us per CPU would refuse the thread)");
-        is_int(dl_threads_runtime(12000, 100000, DL_THREADS_ALL, 2, &rt), 0, "12ms/100ms on all CPUs");
+        is_int(admission_threads_runtime(12000, 100000, DL_THREADS_ALL, 2, &rt), 0, "12ms/100ms on all CPUs");
         is_int(rt, 12000, "  the request on each CPU");
-        is_int(dl_threads_runtime(2000, 20000, 3, 4, &rt), 0, "2ms/20ms, 3 threads, 4 CPUs");
+        is_int(admission_threads_runtime(2000, 20000, 3, 4, &rt), 0, "2ms/20ms, 3 threads, 4 CPUs");
         is_int(kernel_admits(rt, 2000, 20000, 4, 5), 3, "  holds 3 threads, not 4");
-        is_int(dl_threads_runtime(2, 4194304, 1, 4, &rt), 0, "a bandwidth that rounds to 0");
+        is_int(admission_threads_runtime(2, 4194304, 1, 4, &rt), 0, "a bandwidth that rounds to 0");
         is_int(rt, 1, "  reserves 1us, not 0 (which forbids deadline tasks)");
-        is_int(dl_threads_runtime(60000, 100000, 4, 2, &rt), -ERANGE, "4 x 60%% on 2 CPUs: more than the CPUs");
-        is_int(dl_threads_runtime(50000, 100000, 4, 2, &rt), 0, "4 x 50%% on 2 CPUs: all of them");
+        is_int(admission_threads_runtime(60000, 100000, 4, 2, &rt), -ERANGE, "4 x 60%% on 2 CPUs: more than the CPUs");
+        is_int(admission_threads_runtime(50000, 100000, 4, 2, &rt), 0, "4 x 50%% on 2 CPUs: all of them");
         is_int(rt, 100000, "  the whole period");
-        is_int(dl_threads_runtime(1000, 10000, 1, 0, &rt), -EINVAL, "no CPUs: EINVAL");
+        is_int(admission_threads_runtime(1000, 10000, 1, 0, &rt), -EINVAL, "no CPUs: EINVAL");
 }
 
 int main(void) {

@@ -36,7 +36,7 @@ static int parse(const Annotation *a, size_t n, DeadlineRequest *r, char **ret_m
         } else                                                                                  \
                 printf("# %s\n", _m ?: "(no message)");                                         \
         free(_m);                                                                               \
-        deadline_request_done(&_r);                                                             \
+        dropin_request_done(&_r);                                                             \
 } while (0)
 
 #define check_bad(want, ...) do {                                                               \
@@ -47,7 +47,7 @@ static int parse(const Annotation *a, size_t n, DeadlineRequest *r, char **ret_m
         ok(_k == -EINVAL && _r.runtime_usec == 0 && !_r.group, "bad: %s", want);                \
         is_str(_m, want, "message: %s", want);                                                  \
         free(_m);                                                                               \
-        deadline_request_done(&_r);                                                             \
+        dropin_request_done(&_r);                                                             \
 } while (0)
 
 #define NOT_SPAN "not a time span (expected systemd syntax such as 2ms or 500us)"
@@ -185,7 +185,7 @@ static void test_ids(void) {
 
 static void check_proc(const char *text, int want, const char *path) {
         char *got = NULL;
-        int r = proc_cgroup_cpu_path(text, &got);
+        int r = container_proc_cgroup_cpu_path(text, &got);
 
         is_int(r, want, "/proc/PID/cgroup %s: %d", path ?: "(none)", want);
         if (want == 0)
@@ -195,7 +195,7 @@ static void check_proc(const char *text, int want, const char *path) {
 
 static void check_scope(const char *path, int want, const char *scope) {
         char *got = NULL;
-        int r = cgroup_container_scope(path, &got);
+        int r = container_cgroup_scope(path, &got);
 
         is_int(r, want, "scope of %s", path);
         if (want == 0)
@@ -276,7 +276,7 @@ static void test_record(void) {
         }
         diag_list_done(&d);
         free(text);
-        deadline_request_done(&req);
+        dropin_request_done(&req);
 
         is_int(container_record_parse("rec", "[Container]\nId=a\nName=b\n", &c, &d), -EINVAL, "record: no cgroup refused");
         diag_list_done(&d);

@@ -36,7 +36,7 @@ static void check_good(const char *text, uint64_t rt, uint64_t dl, uint64_t pe, 
         } else
                 printf("# %s\n", msg ?: "(no message)");
         free(msg);
-        deadline_request_done(&r);
+        dropin_request_done(&r);
 }
 
 static void check_bad(const char *text, const char *want_msg) {
@@ -47,7 +47,7 @@ static void check_bad(const char *text, const char *want_msg) {
         ok(k == -EINVAL, "refused: %s", want_msg);
         is_str(msg, want_msg, "message for: %s", want_msg);
         free(msg);
-        deadline_request_done(&r);
+        dropin_request_done(&r);
 }
 
 static void check_threads(const char *text, unsigned threads, const char *name) {
@@ -60,7 +60,7 @@ static void check_threads(const char *text, unsigned threads, const char *name) 
         else
                 printf("# %s\n", msg ?: "(no message)");
         free(msg);
-        deadline_request_done(&r);
+        dropin_request_done(&r);
 }
 
 /* A malformed X-DeadlineThreads= value on line 4 of an otherwise good request. */
@@ -82,11 +82,11 @@ static void check_promote(const char *value, DeadlinePromote want, const char *n
         if (asprintf(&text, "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\nX-DeadlinePromote=%s\n", value) < 0)
                 abort();
         if (is_int(parse_one(text, &r, &msg), 0, "%s: accepted", name))
-                is_str(deadline_promote_to_string(r.promote), deadline_promote_to_string(want), "%s: promote", name);
+                is_str(dropin_promote_to_string(r.promote), dropin_promote_to_string(want), "%s: promote", name);
         else
                 printf("# %s\n", msg ?: "(no message)");
         free(msg);
-        deadline_request_done(&r);
+        dropin_request_done(&r);
 }
 
 #define NOT_A_CHOICE "not a choice of threads (expected \"auto\", \"cgroup\" or \"none\")"
@@ -99,17 +99,17 @@ static void check_bad_promote(const char *value) {
         check_bad(text, want);
 }
 
-/* deadline_promote_resolve(): want_r 0 with *ret want, or -EINVAL with a why containing fragment. */
+/* dropin_promote_resolve(): want_r 0 with *ret want, or -EINVAL with a why containing fragment. */
 static void check_resolve(DeadlinePromote setting, bool delegated, int want_r, DeadlinePromote want, const char *fragment) {
         char why[DEADLINE_WHY_MAX] = "";
         DeadlinePromote got = _PROMOTE_MAX;
-        int r = deadline_promote_resolve(setting, delegated, &got, why, sizeof(why));
-        const char *s = deadline_promote_to_string(setting);
+        int r = dropin_promote_resolve(setting, delegated, &got, why, sizeof(why));
+        const char *s = dropin_promote_to_string(setting);
 
         is_int(r, want_r, "resolve %s, Delegate=%s: %s", s, delegated ? "yes" : "no", want_r == 0 ? "valid" : "refused");
         if (want_r == 0)
-                is_str(deadline_promote_to_string(got), deadline_promote_to_string(want), "resolve %s, Delegate=%s: %s", s,
-                       delegated ? "yes" : "no", deadline_promote_to_string(want));
+                is_str(dropin_promote_to_string(got), dropin_promote_to_string(want), "resolve %s, Delegate=%s: %s", s,
+                       delegated ? "yes" : "no", dropin_promote_to_string(want));
         else if (!ok(strstr(why, fragment), "resolve %s, Delegate=%s: why says \"%s\"", s, delegated ? "yes" : "no", fragment))
                 printf("#   why: %s\n", why);
 }
@@ -145,7 +145,7 @@ int main(void) {
 
                 is_int(parse_one("[Service]\nExecStart=/bin/true\n", &r, &msg), -ENOENT, "no keys: no request");
                 ok(!msg, "no keys: no message");
-                deadline_request_done(&r);
+                dropin_request_done(&r);
         }
 
         /* Two files: the drop-in overrides the unit file. */
@@ -160,7 +160,7 @@ int main(void) {
                 is_str(r.period_at.file, "a.service.d/x.conf", "origin of the period is the drop-in");
                 is_int(r.period_at.line, 2, "origin line of the period");
                 diag_list_done(&d);
-                deadline_request_done(&r);
+                dropin_request_done(&r);
         }
 
         check_bad("[Service]\nX-DeadlineRuntime=2xs\nX-DeadlinePeriod=10ms\n",
@@ -272,7 +272,7 @@ int main(void) {
                 is_int(parse_one("[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n", &r, &msg), 0, "no X-DeadlinePromote=");
                 is_int(r.promote, PROMOTE_AUTO, "  promote is auto");
                 free(msg);
-                deadline_request_done(&r);
+                dropin_request_done(&r);
         }
         check_bad_promote("None");
         check_bad_promote("NONE");
@@ -307,7 +307,7 @@ int main(void) {
         check_resolve(PROMOTE_SUBTREE, false, -EINVAL, 0, "not a choice of units");
         check_resolve(PROMOTE_SUBTREE, true, -EINVAL, 0, "not a choice of units");
         check_resolve(_PROMOTE_MAX, false, -EINVAL, 0, "X-DeadlinePromote=?");
-        is_str(deadline_promote_to_string(-1), "?", "an out-of-range value has no name");
+        is_str(dropin_promote_to_string(-1), "?", "an out-of-range value has no name");
         {
                 static const struct { const char *v; bool want; } dv[] = {
                         { "yes", true }, { "YES", true }, { "true", true }, { "on", true }, { "1", true },
@@ -316,7 +316,7 @@ int main(void) {
                 };
 
                 for (size_t i = 0; i < ELEMENTSOF(dv); i++)
-                        is_int(unit_delegate_value(dv[i].v), dv[i].want, "Delegate=%s: %s", dv[i].v,
+                        is_int(dropin_delegate_value(dv[i].v), dv[i].want, "Delegate=%s: %s", dv[i].v,
                                dv[i].want ? "delegated" : "not delegated");
         }
 
@@ -326,14 +326,14 @@ int main(void) {
                 DeadlineRequest r = {};
                 DiagList d = {};
 
-                is_int(read_config_file(UNITS_DIR "/examples/nspawn-machine-deadline.conf", &text, NULL), 0,
+                is_int(fileio_read_config(UNITS_DIR "/examples/nspawn-machine-deadline.conf", &text, NULL), 0,
                        "units/examples/nspawn-machine-deadline.conf read");
                 is_int(dropin_parse(&r, "nspawn-machine-deadline.conf", text ?: "", &d), 0, "  parses");
                 is_int(dropin_finish(&r, &d), 0, "  is a valid request");
                 ok(r.runtime_usec == 5000 && r.period_usec == 20000 && r.threads == 2, "  5ms every 20ms, 2 threads");
                 is_int(r.promote, PROMOTE_AUTO, "  promote auto (none: the machine has Delegate=yes)");
                 diag_list_done(&d);
-                deadline_request_done(&r);
+                dropin_request_done(&r);
         }
         {
                 DeadlineRequest r = { .runtime_usec = 2000, .period_usec = 10000 }, back;
@@ -345,20 +345,20 @@ int main(void) {
                    "formatted drop-in round-trips the times");
                 is_str(back.group, "media", "formatted drop-in round-trips the group");
                 is_int(back.threads, 1, "formatted drop-in: 1 thread when unset");
-                deadline_request_done(&back);
+                dropin_request_done(&back);
                 r.threads = DL_THREADS_ALL;
                 is_int(round_trip(&r, &back), 0, "formatted drop-in with threads parses");
                 is_int(back.threads, DL_THREADS_ALL, "formatted drop-in round-trips \"all\"");
-                deadline_request_done(&back);
+                dropin_request_done(&back);
                 r.promote = PROMOTE_NONE;
                 is_int(round_trip(&r, &back), 0, "formatted drop-in with X-DeadlinePromote=none parses");
                 is_int(back.promote, PROMOTE_NONE, "formatted drop-in round-trips promote none");
-                deadline_request_done(&back);
+                dropin_request_done(&back);
                 r.promote = PROMOTE_AUTO;
                 text = dropin_format(&r);
                 ok(text && !strstr(text, "X-DeadlinePromote"), "formatted drop-in: no X-DeadlinePromote= when auto");
                 free(text);
-                deadline_request_done(&r);
+                dropin_request_done(&r);
         }
         return tap_done();
 }

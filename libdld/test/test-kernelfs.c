@@ -30,7 +30,7 @@ static char *get(const char *rel) {
         char path[512], *text = NULL;
 
         snprintf(path, sizeof(path), "%s/%s", root, rel);
-        if (read_full_file(path, &text, NULL) < 0)
+        if (fileio_read_full(path, &text, NULL) < 0)
                 return NULL;
         return text;
 }

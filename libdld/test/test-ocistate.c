@@ -6,7 +6,7 @@
 #define ID "3f2a9c0e5b7d41aa8f00c0ffee0123456789abcdef0123456789abcdef012345"
 
 static int parse(const char *text, OciState *s, char **ret_error) {
-        return oci_state_parse(text, strlen(text), s, ret_error);
+        return ocistate_parse(text, strlen(text), s, ret_error);
 }
 
 static void check_bad(const char *text, const char *want, const char *name) {
@@ -39,37 +39,37 @@ static void test_good(void) {
         is_str(s.oci_version, "1.0.2-dev", "ociVersion");
         ok(s.bundle && strstr(s.bundle, "/userdata"), "bundle");
         is_int(s.n_annotations, 4, "4 annotations");
-        is_str(oci_state_annotation(&s, "io.dlsched.period"), "20ms", "annotation io.dlsched.period");
-        ok(!oci_state_annotation(&s, "io.dlsched.threads"), "absent annotation: NULL");
-        is_str(oci_state_name(&s, buf, sizeof(buf)), "media-1", "name from io.kubernetes.cri-o.ContainerName");
-        is_int(oci_hook_stage(NULL, &s), OCI_HOOK_ADMIT, "created: admit");
-        is_int(oci_hook_stage("release", &s), OCI_HOOK_RELEASE, "verb release wins");
-        is_int(oci_hook_stage("stop", &s), -EINVAL, "unknown verb");
-        oci_state_done(&s);
+        is_str(ocistate_annotation(&s, "io.dlsched.period"), "20ms", "annotation io.dlsched.period");
+        ok(!ocistate_annotation(&s, "io.dlsched.threads"), "absent annotation: NULL");
+        is_str(ocistate_name(&s, buf, sizeof(buf)), "media-1", "name from io.kubernetes.cri-o.ContainerName");
+        is_int(ocistate_hook_stage(NULL, &s), OCI_HOOK_ADMIT, "created: admit");
+        is_int(ocistate_hook_stage("release", &s), OCI_HOOK_RELEASE, "verb release wins");
+        is_int(ocistate_hook_stage("stop", &s), -EINVAL, "unknown verb");
+        ocistate_done(&s);
 
         /* poststop: stopped, no pid, no annotations */
         if (is_int(parse("{\"ociVersion\": \"1.0.2\", \"id\": \"abc\", \"status\": \"stopped\", \"bundle\": \"/b\"}", &s, &error),
                    0, "stopped without pid or annotations")) {
                 is_int(s.pid, 0, "stopped: pid 0");
                 is_int(s.n_annotations, 0, "stopped: no annotations");
-                is_str(oci_state_name(&s, buf, sizeof(buf)), "abc", "name: the id when short");
-                is_int(oci_hook_stage(NULL, &s), OCI_HOOK_RELEASE, "stopped: release");
-                oci_state_done(&s);
+                is_str(ocistate_name(&s, buf, sizeof(buf)), "abc", "name: the id when short");
+                is_int(ocistate_hook_stage(NULL, &s), OCI_HOOK_RELEASE, "stopped: release");
+                ocistate_done(&s);
         }
         free(error);
         error = NULL;
         if (is_int(parse("{\"ociVersion\": \"1.0.2\", \"id\": \"" ID "\", \"status\": \"stopped\", \"pid\": 0,"
                          " \"annotations\": {\"io.podman.annotations.name\": \"bad name\"}}", &s, &error),
                    0, "stopped, pid 0")) {
-                is_str(oci_state_name(&s, buf, sizeof(buf)), "3f2a9c0e5b7d", "name: a malformed one is not used, 12 characters of the id");
-                oci_state_done(&s);
+                is_str(ocistate_name(&s, buf, sizeof(buf)), "3f2a9c0e5b7d", "name: a malformed one is not used, 12 characters of the id");
+                ocistate_done(&s);
         }
         free(error);
         error = NULL;
         if (is_int(parse("{\"ociVersion\": \"1.0.2\", \"id\": \"x\", \"status\": \"creating\", \"pid\": 7, \"annotations\": null}",
                          &s, &error), 0, "creating, annotations null")) {
                 is_int(s.n_annotations, 0, "annotations null: none");
-                oci_state_done(&s);
+                ocistate_done(&s);
         }
         free(error);
 }
@@ -120,11 +120,11 @@ static void test_size(void) {
         OciState s;
         char *error = NULL;
 
-        is_int(oci_state_parse("{}", OCI_STATE_MAX + 1, &s, &error), -EINVAL, "larger than OCI_STATE_MAX: refused");
+        is_int(ocistate_parse("{}", OCI_STATE_MAX + 1, &s, &error), -EINVAL, "larger than OCI_STATE_MAX: refused");
         is_str(error, "state larger than 1048576 bytes", "larger than OCI_STATE_MAX: message");
         free(error);
         error = NULL;
-        is_int(oci_state_parse("{\"a\": 1}\0{}", 11, &s, &error), -EINVAL, "a NUL byte: refused");
+        is_int(ocistate_parse("{\"a\": 1}\0{}", 11, &s, &error), -EINVAL, "a NUL byte: refused");
         free(error);
 }
 
@@ -135,19 +135,19 @@ static void test_conmon(void) {
                 "-b\0/var/lib/containers/storage/overlay-containers/3f2a9c0e5b7d/userdata\0-n\0media-1\0--exit-dir\0/run/x";
         char *name = NULL;
 
-        is_int(conmon_cmdline_name(CMDLINE(podman), "3f2a9c0e5b7d", &name), 0, "conmon: -n with -c of the container");
+        is_int(ocistate_conmon_cmdline_name(CMDLINE(podman), "3f2a9c0e5b7d", &name), 0, "conmon: -n with -c of the container");
         is_str(name, "media-1", "conmon: the name");
         free(name);
         name = NULL;
-        is_int(conmon_cmdline_name(CMDLINE("conmon\0--cid=abc\0--name=web\0"), "abc", &name), 0, "conmon: --cid= --name=");
+        is_int(ocistate_conmon_cmdline_name(CMDLINE("conmon\0--cid=abc\0--name=web\0"), "abc", &name), 0, "conmon: --cid= --name=");
         is_str(name, "web", "conmon: the long option's name");
         free(name);
-        is_int(conmon_cmdline_name(CMDLINE(podman), "ffff", &name), -ENOENT, "conmon: another container's monitor");
-        is_int(conmon_cmdline_name(CMDLINE("/usr/bin/crun\0-n\0x\0-c\0abc"), "abc", &name), -ENOENT, "conmon: not conmon");
-        is_int(conmon_cmdline_name(CMDLINE("conmon\0-c\0abc\0-n"), "abc", &name), -ENOENT, "conmon: -n without a value");
-        is_int(conmon_cmdline_name(CMDLINE("conmon\0-c\0abc\0-n\0a b"), "abc", &name), -ENOENT, "conmon: an invalid name");
-        is_int(conmon_cmdline_name("conmon", 6, "abc", &name), -ENOENT, "conmon: not NUL-terminated");
-        is_int(conmon_cmdline_name(NULL, 0, "abc", &name), -ENOENT, "conmon: empty");
+        is_int(ocistate_conmon_cmdline_name(CMDLINE(podman), "ffff", &name), -ENOENT, "conmon: another container's monitor");
+        is_int(ocistate_conmon_cmdline_name(CMDLINE("/usr/bin/crun\0-n\0x\0-c\0abc"), "abc", &name), -ENOENT, "conmon: not conmon");
+        is_int(ocistate_conmon_cmdline_name(CMDLINE("conmon\0-c\0abc\0-n"), "abc", &name), -ENOENT, "conmon: -n without a value");
+        is_int(ocistate_conmon_cmdline_name(CMDLINE("conmon\0-c\0abc\0-n\0a b"), "abc", &name), -ENOENT, "conmon: an invalid name");
+        is_int(ocistate_conmon_cmdline_name("conmon", 6, "abc", &name), -ENOENT, "conmon: not NUL-terminated");
+        is_int(ocistate_conmon_cmdline_name(NULL, 0, "abc", &name), -ENOENT, "conmon: empty");
 }
 
 static void test_runtime_log(void) {
@@ -157,28 +157,28 @@ static void test_runtime_log(void) {
                 "create\0--bundle\0/var/lib/containers/x/userdata\0--pid-file\0/run/p\0x";
         char *path = NULL, *entry = NULL;
 
-        is_int(runtime_cmdline_log(CMDLINE(crun), &path), 0, "runtime log: crun as podman runs it");
+        is_int(ocistate_runtime_cmdline_log(CMDLINE(crun), &path), 0, "runtime log: crun as podman runs it");
         is_str(path, "/run/containers/x/userdata/oci-log", "runtime log: the path after --log");
         free(path);
         path = NULL;
-        is_int(runtime_cmdline_log(CMDLINE("runc\0--log-format\0json\0--log=/l\0create"), &path), 0,
+        is_int(ocistate_runtime_cmdline_log(CMDLINE("runc\0--log-format\0json\0--log=/l\0create"), &path), 0,
                "runtime log: --log= and --log-format json");
         is_str(path, "/l", "runtime log: the path after --log=");
         free(path);
         path = NULL;
-        is_int(runtime_cmdline_log(CMDLINE("crun\0--log=/l\0create"), &path), -ENOENT,
+        is_int(ocistate_runtime_cmdline_log(CMDLINE("crun\0--log=/l\0create"), &path), -ENOENT,
                "runtime log: text format (no --log-format): left alone");
-        is_int(runtime_cmdline_log(CMDLINE("crun\0--log-format=text\0--log=/l"), &path), -ENOENT,
+        is_int(ocistate_runtime_cmdline_log(CMDLINE("crun\0--log-format=text\0--log=/l"), &path), -ENOENT,
                "runtime log: --log-format=text: left alone");
-        is_int(runtime_cmdline_log(CMDLINE("crun\0--log-format=json\0--log=oci-log"), &path), -ENOENT,
+        is_int(ocistate_runtime_cmdline_log(CMDLINE("crun\0--log-format=json\0--log=oci-log"), &path), -ENOENT,
                "runtime log: a relative path: left alone");
-        is_int(runtime_cmdline_log(CMDLINE("crun\0--log-format=json\0--log"), &path), -ENOENT,
+        is_int(ocistate_runtime_cmdline_log(CMDLINE("crun\0--log-format=json\0--log"), &path), -ENOENT,
                "runtime log: --log without a value");
-        is_int(runtime_cmdline_log(CMDLINE("bash\0-c\0hook"), &path), -ENOENT, "runtime log: a shell");
-        is_int(runtime_cmdline_log(NULL, 0, &path), -ENOENT, "runtime log: empty");
+        is_int(ocistate_runtime_cmdline_log(CMDLINE("bash\0-c\0hook"), &path), -ENOENT, "runtime log: a shell");
+        is_int(ocistate_runtime_cmdline_log(NULL, 0, &path), -ENOENT, "runtime log: empty");
         ok(path == NULL, "runtime log: nothing allocated when refused");
 
-        is_int(runtime_log_entry("dlsched-oci-hook: c1: refused: \"media\" is full\n", "2026-12-05T06:50:17Z", &entry), 0,
+        is_int(ocistate_runtime_log_entry("dlsched-oci-hook: c1: refused: \"media\" is full\n", "2026-12-05T06:50:17Z", &entry), 0,
                "runtime log entry");
         is_str(entry, "{\"msg\":\"dlsched-oci-hook: c1: refused: \\\"media\\\" is full\\n\",\"level\":\"error\","
                       "\"time\":\"2026-12-05T06:50:17Z\"}\n", "runtime log entry: crun's format, escaped, one line");

@@ -10,10 +10,10 @@ static void test_shrink_before_grow(void) {
         SystemBudget want = { 300000, 1000000, 700000, 1000000 };
 
         /* Pool 30%: A 20%, B 10%; target A 5%, B 25% (B must wait for A). */
-        dl_model_init(&m, 2, 300000, 1000000, 700000, 1000000);
+        admission_model_init(&m, 2, 300000, 1000000, 700000, 1000000);
         m.pool.inner = 2 * 209715 + 2 * 104857;
-        dl_model_add_observed(&g[0].node, &m.pool, 200000, 1000000, 0);
-        dl_model_add_observed(&g[1].node, &m.pool, 100000, 1000000, 0);
+        admission_model_add_observed(&g[0].node, &m.pool, 200000, 1000000, 0);
+        admission_model_add_observed(&g[1].node, &m.pool, 100000, 1000000, 0);
         g[0].want_runtime_us = 50000, g[0].want_period_us = 1000000;
         g[1].want_runtime_us = 250000, g[1].want_period_us = 1000000;
 
@@ -34,8 +34,8 @@ static void test_pool_and_coupling(void) {
 
         /* From the defaults (5% + 95%) to 40% dl with a 40% group: rt
          * lowers first, then the pool grows, then the group. */
-        dl_model_init(&m, 4, 50000, 1000000, 950000, 1000000);
-        dl_model_add_node(&m, &g[0].node, NULL);
+        admission_model_init(&m, 4, 50000, 1000000, 950000, 1000000);
+        admission_model_add_node(&m, &g[0].node, NULL);
         g[0].want_runtime_us = 40000, g[0].want_period_us = 100000;
 
         is_int(plan_writes(&m, g, 1, &want, &steps, &n, &blocked), 0, "plan found");
@@ -44,7 +44,7 @@ static void test_pool_and_coupling(void) {
         ok(n == 4 && steps[1].knob == KNOB_DL_RUNTIME, "then the deadline runtime");
         ok(n == 4 && steps[2].knob == KNOB_GROUP_PERIOD && steps[3].knob == KNOB_GROUP_RUNTIME,
            "then the group's period and runtime");
-        is_int(m.pool.inner, 4 * dl_to_ratio(100000, 40000), "model holds the group's reservation");
+        is_int(m.pool.inner, 4 * admission_to_ratio(100000, 40000), "model holds the group's reservation");
         free(steps);
 }
 
@@ -58,9 +58,9 @@ static void test_impossible(void) {
         /* Tasks in an unreserved group hold 8% of the pool: the group
          * cannot reserve 5%. */
         want.dl_runtime_us = 100000, want.rt_runtime_us = 900000;
-        dl_model_init(&m, 1, 100000, 1000000, 900000, 1000000);
+        admission_model_init(&m, 1, 100000, 1000000, 900000, 1000000);
         m.pool.inner = 83886;
-        dl_model_add_observed(&g[0].node, &m.pool, -1, 1000000, 83886);
+        admission_model_add_observed(&g[0].node, &m.pool, -1, 1000000, 83886);
         g[0].want_runtime_us = 50000, g[0].want_period_us = 1000000;
         is_int(plan_writes(&m, g, 1, &want, &steps, &n, &blocked), -EBUSY, "group below its tasks: EBUSY");
         ok(blocked.knob == KNOB_GROUP_RUNTIME && blocked.value == 50000, "the blocked write is named");

@@ -29,7 +29,7 @@ int main(void) {
                 r = policy_validate(&p, &defaults, &d);
         is_int(r, 0, "policy valid");
 
-        is_int(policy_predict(&p, 2, reqs, 7, v), 0, "prediction runs");
+        is_int(predict_policy(&p, 2, reqs, 7, v), 0, "prediction runs");
         ok(v[0].admitted && v[0].group == 0, "a: admitted in media");
         is_int(v[0].reserved, 2 * 20971, "a: reserves its request on each CPU (X-DeadlineThreads=all)");
         ok(v[1].admitted && v[1].group == 0, "b: admitted in media by name");
@@ -49,7 +49,7 @@ int main(void) {
         ok(!v[6].admitted && v[6].refused_by == REFUSED_BY_ADMISSION, "g: refused by admission");
         is_str(v[6].reason, "ERANGE: 3 threads of 80.00% of a CPU (X-DeadlineThreads=3) need more than the 2 CPUs", "g: reason");
 
-        verdicts_done(v, 7);
+        predict_verdicts_done(v, 7);
         policy_done(&p);
         diag_list_done(&d);
         return tap_done();

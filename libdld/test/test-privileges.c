@@ -31,7 +31,7 @@ static PrivilegeProbe good(void) {
  * fragment of its message. */
 static void check(const PrivilegeProbe *p, int want_fatal, size_t want_n, const char *need, const char *fragment,
                   const char *name) {
-        _cleanup_(privilege_problems_done) PrivilegeProblems l = {};
+        _cleanup_(privileges_problems_done) PrivilegeProblems l = {};
         int r = privileges_check(p, &l);
 
         is_int(r, want_fatal, "%s: %d fatal", name, want_fatal);
@@ -125,7 +125,7 @@ int main(void) {
 
         /* Everything missing at once: every problem listed, not only the first. */
         {
-                _cleanup_(privilege_problems_done) PrivilegeProblems l = {};
+                _cleanup_(privileges_problems_done) PrivilegeProblems l = {};
                 _cleanup_free_ char *summary = NULL;
 
                 p = good();

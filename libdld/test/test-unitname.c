@@ -12,39 +12,39 @@ int main(void) {
         tap_begin();
 
         for (size_t i = 0; i < ELEMENTSOF(good_slices); i++)
-                ok(slice_name_is_valid(good_slices[i]), "slice \"%s\" is valid", good_slices[i]);
+                ok(unitname_slice_is_valid(good_slices[i]), "slice \"%s\" is valid", good_slices[i]);
         for (size_t i = 0; i < ELEMENTSOF(bad_slices); i++)
-                ok(!slice_name_is_valid(bad_slices[i]), "slice \"%s\" is invalid", bad_slices[i]);
+                ok(!unitname_slice_is_valid(bad_slices[i]), "slice \"%s\" is invalid", bad_slices[i]);
 
-        ok(unit_name_is_valid("media-worker.service"), "service name valid");
-        ok(unit_name_is_valid("getty@tty1.service"), "template instance valid");
-        ok(!unit_name_is_valid("foo"), "name without type invalid");
-        ok(!unit_name_is_valid("foo.bar"), "unknown type invalid");
-        ok(!unit_name_is_valid("foo/x.service"), "slash invalid");
-        ok(unit_name_is_service("a-b.service"), "a service");
-        ok(!unit_name_is_service("a.slice"), "a slice is not a service");
-        ok(!unit_name_is_service(".service"), "empty prefix is not a service");
+        ok(unitname_is_valid("media-worker.service"), "service name valid");
+        ok(unitname_is_valid("getty@tty1.service"), "template instance valid");
+        ok(!unitname_is_valid("foo"), "name without type invalid");
+        ok(!unitname_is_valid("foo.bar"), "unknown type invalid");
+        ok(!unitname_is_valid("foo/x.service"), "slash invalid");
+        ok(unitname_is_service("a-b.service"), "a service");
+        ok(!unitname_is_service("a.slice"), "a slice is not a service");
+        ok(!unitname_is_service(".service"), "empty prefix is not a service");
 
-        ok(group_name_is_valid("media_1-a"), "group name valid");
-        ok(!group_name_is_valid(""), "empty group name invalid");
-        ok(!group_name_is_valid("a.b"), "dot in group name invalid");
-        ok(!group_name_is_valid("0123456789012345678901234567890123456789012345678901234567890123456789"),
+        ok(unitname_group_is_valid("media_1-a"), "group name valid");
+        ok(!unitname_group_is_valid(""), "empty group name invalid");
+        ok(!unitname_group_is_valid("a.b"), "dot in group name invalid");
+        ok(!unitname_group_is_valid("0123456789012345678901234567890123456789012345678901234567890123456789"),
            "long group name invalid");
 
-        ok(slice_contains("deadline.slice", "deadline-media.slice"), "parent contains child");
-        ok(slice_contains("deadline.slice", "deadline.slice"), "slice contains itself");
-        ok(!slice_contains("deadline.slice", "deadlinex.slice"), "prefix without dash is not a child");
-        ok(!slice_contains("deadline-media.slice", "deadline.slice"), "child does not contain parent");
+        ok(unitname_slice_contains("deadline.slice", "deadline-media.slice"), "parent contains child");
+        ok(unitname_slice_contains("deadline.slice", "deadline.slice"), "slice contains itself");
+        ok(!unitname_slice_contains("deadline.slice", "deadlinex.slice"), "prefix without dash is not a child");
+        ok(!unitname_slice_contains("deadline-media.slice", "deadline.slice"), "child does not contain parent");
 
         {
-                _cleanup_free_ char *p = slice_cgroup_path("a-b-c.slice"), *q = slice_cgroup_path("deadline.slice");
+                _cleanup_free_ char *p = unitname_slice_cgroup_path("a-b-c.slice"), *q = unitname_slice_cgroup_path("deadline.slice");
                 is_str(p, "/a.slice/a-b.slice/a-b-c.slice", "cgroup path of a nested slice");
                 is_str(q, "/deadline.slice", "cgroup path of a top-level slice");
         }
         {
                 /* systemd's escaping (cg_escape()): a component named like a controller's file. */
-                _cleanup_free_ char *p = slice_cgroup_path("cpu-rt.slice"), *q = slice_cgroup_path("io.slice"),
-                                    *r = slice_cgroup_path("cpuset-x-y.slice"), *t = slice_cgroup_path("tasks-a.slice");
+                _cleanup_free_ char *p = unitname_slice_cgroup_path("cpu-rt.slice"), *q = unitname_slice_cgroup_path("io.slice"),
+                                    *r = unitname_slice_cgroup_path("cpuset-x-y.slice"), *t = unitname_slice_cgroup_path("tasks-a.slice");
                 is_str(p, "/_cpu.slice/cpu-rt.slice", "cpu.slice is escaped, cpu-rt.slice is not");
                 is_str(q, "/_io.slice", "io.slice is escaped");
                 is_str(r, "/_cpuset.slice/cpuset-x.slice/cpuset-x-y.slice", "only the controller-named level");

@@ -95,7 +95,7 @@ enum { NS_RESERVE, NS_SETATTR, NS_RLIMIT, NS_STEPS };
  */
 static bool as_userns_root(const char *cg, int res[NS_STEPS])
 {
-	struct sched_attr attr = dl_attr(1000000, 10000000, 10000000);
+	struct sched_attr attr = dlsched_deadline_attr(1000000, 10000000, 10000000, 0);
 	int pipefd[2], status;
 	pid_t pid;
 
@@ -115,7 +115,7 @@ static bool as_userns_root(const char *cg, int res[NS_STEPS])
 		    write_str("/proc/self/gid_map", "0 65534 1") || setuid(0) || setgid(0))
 			_exit(1);
 		res[NS_RESERVE] = -cg_write_ll(cg, "cpu.dl_runtime_us", 31250);
-		res[NS_SETATTR] = sched_setattr(0, &attr, 0) ? errno : 0;
+		res[NS_SETATTR] = dlsched_sched_setattr(0, &attr, 0) ? errno : 0;
 		res[NS_RLIMIT] = -set_limit(0, RLIMIT_DLRTIME, ~0ULL, ~0ULL);
 		_exit(write(pipefd[1], res, sizeof(int) * NS_STEPS) != sizeof(int) * NS_STEPS);
 	}

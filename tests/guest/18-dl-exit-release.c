@@ -187,7 +187,7 @@ static void leave_case(enum leave how, struct dl_child *fits, struct dl_child *o
 	if (how == LEAVE_DEMOTE) {
 		struct sched_attr other = { .size = sizeof(other), .sched_policy = SCHED_OTHER };
 
-		if (sched_setattr(l.pid, &other, 0))
+		if (dlsched_sched_setattr(l.pid, &other, 0))
 			ksft_exit_fail_msg("demote %d: %s\n", l.pid, strerror(errno));
 	} else {
 		reap(l.pid);
@@ -258,20 +258,21 @@ static void repromote_case(void)
 	long long b = dl_ratio(LEAVE_PERIOD_NS, LEAVE_RUNTIME_NS);
 	long long pool0 = pool_total(), g0 = cg_total("G"), free_bw;
 	struct sched_attr other = { .size = sizeof(other), .sched_policy = SCHED_OTHER };
-	struct sched_attr dl = dl_attr(LEAVE_RUNTIME_NS, LEAVE_PERIOD_NS, LEAVE_PERIOD_NS);
+	struct sched_attr dl = dlsched_deadline_attr(LEAVE_RUNTIME_NS, LEAVE_PERIOD_NS,
+						      LEAVE_PERIOD_NS, 0);
 	struct sched_attr more;
 	struct leaver l = leaver_start("G", LEAVE_RUNTIME_NS / 2, false);
 	uint64_t left;
 	int more_err, again_err;
 
-	if (leaver_go(&l) || sched_setattr(l.pid, &other, 0))
+	if (leaver_go(&l) || dlsched_sched_setattr(l.pid, &other, 0))
 		ksft_exit_fail_msg("enter and demote: %s\n", strerror(errno));
 	left = now_ns();
 	/* It still holds b: asking for what is free plus b is too much. */
 	free_bw = pool_cap - pool_total();
-	more = dl_attr(runtime_of(free_bw + b), TASK_PERIOD_NS, TASK_PERIOD_NS);
-	more_err = sched_setattr(l.pid, &more, 0) ? errno : 0;
-	again_err = sched_setattr(l.pid, &dl, 0) ? errno : 0;
+	more = dlsched_deadline_attr(runtime_of(free_bw + b), TASK_PERIOD_NS, TASK_PERIOD_NS, 0);
+	more_err = dlsched_sched_setattr(l.pid, &more, 0) ? errno : 0;
+	again_err = dlsched_sched_setattr(l.pid, &dl, 0) ? errno : 0;
 	ksft_test_result(more_err == EBUSY && again_err == 0 && pool_total() == pool0 + b &&
 			 cg_total("G") == g0 + b,
 			 "demoted and promoted again before its 0-lag time: free + its own %lld EBUSY (%s), the same again admitted (%s) and charged once\n",
@@ -283,7 +284,7 @@ static void repromote_case(void)
 			 "a period later it is still charged once: pool %lld, G %lld\n",
 			 pool0 + b, g0 + b);
 	/* Blocked and past its 0-lag time: leaving gives back at once. */
-	ksft_test_result(sched_setattr(l.pid, &other, 0) == 0 && pool_total() == pool0 &&
+	ksft_test_result(dlsched_sched_setattr(l.pid, &other, 0) == 0 && pool_total() == pool0 &&
 			 cg_total("G") == g0,
 			 "demoted while blocked past its 0-lag time: back at once\n");
 }
@@ -310,7 +311,7 @@ static void move_case(void)
 	pool0 = pool_total();
 	g0 = cg_total("G");
 	l = leaver_start("G", LEAVE_RUNTIME_NS / 2, false);
-	if (leaver_go(&l) || sched_setattr(l.pid, &other, 0))
+	if (leaver_go(&l) || dlsched_sched_setattr(l.pid, &other, 0))
 		ksft_exit_fail_msg("enter and demote: %s\n", strerror(errno));
 	left = now_ns();
 	small_err = -cg_move("Small", l.pid);

@@ -65,7 +65,7 @@ static int op_write(struct racer *r)
 
 static int op_setattr(struct racer *r)
 {
-	return sched_setattr(r->pid, &r->attr, 0) ? errno : 0;
+	return dlsched_sched_setattr(r->pid, &r->attr, 0) ? errno : 0;
 }
 
 static void *racer_main(void *arg)
@@ -154,7 +154,7 @@ static int policy_of(pid_t pid)
 {
 	struct sched_attr a = { .size = sizeof(a) };
 
-	if (sched_getattr(pid, &a, sizeof(a), 0))
+	if (dlsched_sched_getattr(pid, &a, sizeof(a), 0))
 		ksft_exit_fail_msg("sched_getattr %d: %s\n", pid, strerror(errno));
 	return a.sched_policy;
 }
@@ -195,7 +195,7 @@ static void race_attach(void)
 	mover.path = procs;
 	mover.val = t.pid;
 	setter.pid = t.pid;
-	setter.attr = dl_attr(runtime, TASK_PERIOD_NS, TASK_PERIOD_NS);
+	setter.attr = dlsched_deadline_attr(runtime, TASK_PERIOD_NS, TASK_PERIOD_NS, 0);
 	racers_start(&mover, &setter);
 
 	end = now_ns() + RACE_NS;

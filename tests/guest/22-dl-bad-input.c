@@ -66,7 +66,7 @@ struct state {
 static void task_snapshot(struct task_state *t)
 {
 	memset(t, 0, sizeof(*t));
-	if (sched_getattr(0, &t->attr, sizeof(t->attr), 0) ||
+	if (dlsched_sched_getattr(0, &t->attr, sizeof(t->attr), 0) ||
 	    sched_getparam_ex(0, sizeof(t->param), &t->param))
 		t->err = -errno;
 	if (!t->err)
@@ -174,7 +174,7 @@ static void restore(const struct state *s)
 		struct sched_attr a = s->task.attr;
 
 		a.size = sizeof(a);
-		sched_setattr(0, &a, 0);
+		dlsched_sched_setattr(0, &a, 0);
 		set_limit(0, RLIMIT_DLDLINE, s->task.limit[0].rlim_cur, s->task.limit[0].rlim_max);
 		set_limit(0, RLIMIT_DLRTIME, s->task.limit[1].rlim_cur, s->task.limit[1].rlim_max);
 	}
@@ -664,8 +664,7 @@ static int sys_case(const void *arg)
 		ret = dlsched_sched_getparam_ex(c->pid, len, ptr_for(c->ptr, &out, sizeof(out)));
 		break;
 	case SETATTR:
-		ret = syscall(SYS_sched_setattr, c->pid, ptr_for(c->ptr, &attr, sizeof(attr.a)),
-			      c->flags);
+		ret = dlsched_sched_setattr(c->pid, ptr_for(c->ptr, &attr, sizeof(attr.a)), c->flags);
 		break;
 	}
 	return ret ? -errno : 0;
@@ -940,7 +939,8 @@ static void syscalls(void)
 		}
 	}
 	/* Back to SCHED_OTHER; the pool has our bandwidth back at the 0-lag time. */
-	if (dl_leave() || sched_getattr(0, &self, sizeof(self), 0) || self.sched_policy != SCHED_OTHER)
+	if (dl_leave() || dlsched_sched_getattr(0, &self, sizeof(self), 0) ||
+	    self.sched_policy != SCHED_OTHER)
 		ksft_exit_fail_msg("leave SCHED_DEADLINE: %s\n", strerror(errno));
 	signal(SIGXCPU, SIG_DFL);
 	wait_total(NULL, other.sysctl[TOTAL_BW]);

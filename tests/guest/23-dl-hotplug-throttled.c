@@ -92,7 +92,7 @@ static int throttled_demoted_runs(void)
 			continue;
 		}
 		if (now_ns() - start < THROTTLED_PERIOD_NS * 3 / 4 && *count == before) {
-			if (sched_setattr(pid, &other, 0))
+			if (dlsched_sched_setattr(pid, &other, 0))
 				ksft_exit_fail_msg("sched_setattr(SCHED_OTHER): %s\n", strerror(errno));
 			before = *count;
 			usleep(300000);

@@ -71,13 +71,14 @@ static bool totals_back(struct totals want)
 static void keep_params(struct totals start)
 {
 	/* Small enough to fit the default pool: it must not be charged. */
-	struct sched_attr a = dl_attr(2 * NSEC_PER_MSEC, TASK_PERIOD_NS, TASK_PERIOD_NS), got;
+	struct sched_attr a = dlsched_deadline_attr(2 * NSEC_PER_MSEC, TASK_PERIOD_NS,
+						     TASK_PERIOD_NS, 0), got;
 	struct dl_child other = dl_child_start(NULL, 0), dl;
 	struct totals before = totals();
 	int err;
 
 	a.sched_flags = SCHED_FLAG_KEEP_PARAMS;
-	err = sched_setattr(other.pid, &a, 0) ? errno : 0;
+	err = dlsched_sched_setattr(other.pid, &a, 0) ? errno : 0;
 	ksft_print_msg("SCHED_DEADLINE with KEEP_PARAMS on a SCHED_OTHER task: %s\n", strerror(err));
 	ksft_test_result(sched_getscheduler(other.pid) == SCHED_OTHER && totals_same("other", before),
 			 "KEEP_PARAMS asking SCHED_DEADLINE for a SCHED_OTHER task: it stays SCHED_OTHER, nothing charged\n");
@@ -92,8 +93,8 @@ static void keep_params(struct totals start)
 	if (dl.err)
 		ksft_exit_fail_msg("a 5 ms deadline child: %s\n", strerror(dl.err));
 	before = totals();
-	err = sched_setattr(dl.pid, &a, 0) ? errno : 0;
-	if (sched_getattr(dl.pid, &got, sizeof(got), 0))
+	err = dlsched_sched_setattr(dl.pid, &a, 0) ? errno : 0;
+	if (dlsched_sched_getattr(dl.pid, &got, sizeof(got), 0))
 		ksft_exit_fail_msg("sched_getattr: %s\n", strerror(errno));
 	ksft_print_msg("2 ms with KEEP_PARAMS on a 5 ms task: %s, runtime now %llu ns\n", strerror(err),
 		       (unsigned long long)got.sched_runtime);
@@ -105,7 +106,8 @@ static void keep_params(struct totals start)
 
 static void zombie(struct totals start)
 {
-	struct sched_attr a = dl_attr(10 * NSEC_PER_MSEC, TASK_PERIOD_NS, TASK_PERIOD_NS);
+	struct sched_attr a = dlsched_deadline_attr(10 * NSEC_PER_MSEC, TASK_PERIOD_NS,
+						     TASK_PERIOD_NS, 0);
 	struct totals before;
 	siginfo_t si;
 	pid_t pid;
@@ -121,7 +123,7 @@ static void zombie(struct totals start)
 		ksft_exit_fail_msg("waitid: %s\n", strerror(errno));
 	usleep(200000);
 	before = totals();
-	err = sched_setattr(pid, &a, 0) ? errno : 0;
+	err = dlsched_sched_setattr(pid, &a, 0) ? errno : 0;
 	ksft_test_result(err == ESRCH, "SCHED_DEADLINE for a zombie: ESRCH (got %s)\n", strerror(err));
 	ksft_test_result(totals_same("zombie", before), "SCHED_DEADLINE for a zombie: nothing charged\n");
 	waitpid(pid, NULL, 0);
@@ -133,13 +135,14 @@ static atomic_int toggling;
 /* Moves the thread @arg points at in and out of SCHED_DEADLINE. */
 static void *toggler(void *arg)
 {
-	struct sched_attr dl = dl_attr(1 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC);
+	struct sched_attr dl = dlsched_deadline_attr(1 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC,
+						      10 * NSEC_PER_MSEC, 0);
 	struct sched_attr other = { .size = sizeof(other), .sched_policy = SCHED_OTHER };
 	pid_t tid = *(pid_t *)arg;
 
 	while (atomic_load(&toggling)) {
-		sched_setattr(tid, &dl, 0);
-		sched_setattr(tid, &other, 0);
+		dlsched_sched_setattr(tid, &dl, 0);
+		dlsched_sched_setattr(tid, &other, 0);
 	}
 	return NULL;
 }
@@ -200,7 +203,8 @@ static void *sleeper(void *arg)
 static void keep_policy_race(struct totals start)
 {
 	/* Other parameters than the toggler's, so that each call changes something. */
-	struct sched_attr keep = dl_attr(2 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC);
+	struct sched_attr keep = dlsched_deadline_attr(2 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC,
+							20 * NSEC_PER_MSEC, 0);
 	unsigned long calls = 0, changed = 0;
 	atomic_int target = 0;
 	pthread_t sleeping, toggling_th;
@@ -218,7 +222,7 @@ static void keep_policy_race(struct totals start)
 	end = now_ns() + KEEP_POLICY_RACE_NS;
 	do {
 		calls++;
-		if (!sched_setattr(tid, &keep, 0))
+		if (!dlsched_sched_setattr(tid, &keep, 0))
 			changed++;
 	} while (now_ns() < end);
 	atomic_store(&toggling, 0);

@@ -85,16 +85,17 @@ static void *waker(void *arg)
 /* Moves the wakees between two deadline reservations and SCHED_OTHER. */
 static void *setter(void *arg)
 {
-	const struct sched_attr small = dl_attr(300 * NSEC_PER_USEC, 4 * NSEC_PER_MSEC,
-						4 * NSEC_PER_MSEC);
-	const struct sched_attr big = dl_attr(NSEC_PER_MSEC, 4 * NSEC_PER_MSEC, 4 * NSEC_PER_MSEC);
+	const struct sched_attr small = dlsched_deadline_attr(300 * NSEC_PER_USEC, 4 * NSEC_PER_MSEC,
+							      4 * NSEC_PER_MSEC, 0);
+	const struct sched_attr big = dlsched_deadline_attr(NSEC_PER_MSEC, 4 * NSEC_PER_MSEC,
+							    4 * NSEC_PER_MSEC, 0);
 	const struct sched_attr other = { .size = sizeof(other), .sched_policy = SCHED_OTHER };
 	unsigned int seed = (unsigned int)(long)arg;
 
 	while (!stop) {
 		int tid = wakee_tid[rand_r(&seed) % WAKEES], r = rand_r(&seed) % 3;
 
-		if (tid && !sched_setattr(tid, r == 0 ? &small : r == 1 ? &big : &other, 0))
+		if (tid && !dlsched_sched_setattr(tid, r == 0 ? &small : r == 1 ? &big : &other, 0))
 			changes++;
 	}
 	return NULL;
@@ -136,14 +137,14 @@ static atomic_long new_hits;
 /* Asks SCHED_DEADLINE for the pid the next child will get, until it gets it. */
 static void *fork_setter(void *arg)
 {
-	const struct sched_attr a = dl_attr(300 * NSEC_PER_USEC, 4 * NSEC_PER_MSEC,
-					    4 * NSEC_PER_MSEC);
+	const struct sched_attr a = dlsched_deadline_attr(300 * NSEC_PER_USEC, 4 * NSEC_PER_MSEC,
+							  4 * NSEC_PER_MSEC, 0);
 
 	(void)arg;
 	while (!stop) {
 		int pid = fork_target;
 
-		if (pid && !sched_setattr(pid, &a, 0)) {
+		if (pid && !dlsched_sched_setattr(pid, &a, 0)) {
 			new_hits++;
 			atomic_compare_exchange_strong(&fork_target, &pid, 0);
 		}

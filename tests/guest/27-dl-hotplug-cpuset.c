@@ -146,7 +146,8 @@ static bool task_fine(pid_t pid, int cpu)
 	cpu_set_t mask;
 	bool alive = kill(pid, 0) == 0, dl, narrowed;
 
-	dl = !sched_getattr(pid, &attr, sizeof(attr), 0) && attr.sched_policy == SCHED_DEADLINE &&
+	dl = !dlsched_sched_getattr(pid, &attr, sizeof(attr), 0) &&
+	     attr.sched_policy == SCHED_DEADLINE &&
 	     attr.sched_runtime == RUNTIME_NS && attr.sched_period == PERIOD_NS;
 	narrowed = !sched_getaffinity(pid, sizeof(mask), &mask) && !CPU_ISSET(cpu, &mask) &&
 		   CPU_COUNT(&mask) > 0;

@@ -273,8 +273,7 @@ static int unpriv_soft_limit_applies(void *arg)
 /* The calling task's policy, flags and runtime; 0 or -errno. */
 static int own_attr(struct sched_attr *a)
 {
-	memset(a, 0, sizeof(*a));
-	return sched_getattr(0, a, sizeof(*a), 0) ? -errno : 0;
+	return dlsched_get_attr(0, a);
 }
 
 /*

@@ -45,19 +45,23 @@ static int spin_counting(void *arg)
 
 static int flags_child(void *arg)
 {
-	struct sched_attr a = dl_attr(5 * MSEC, 100 * MSEC, 100 * MSEC), got = { 0 };
+	struct sched_attr a = dlsched_deadline_attr(5 * MSEC, 100 * MSEC, 100 * MSEC, 0);
+	struct sched_attr got = { 0 };
 
 	(void)arg;
 	a.sched_flags = SCHED_FLAG_DL_DMISS;
-	CHILD_EXPECT(!sched_setattr(0, &a, 0) && !sched_getattr(0, &got, sizeof(got), 0),
+	CHILD_EXPECT(!dlsched_sched_setattr(0, &a, 0) &&
+		     !dlsched_sched_getattr(0, &got, sizeof(got), 0),
 		     "sched_setattr/getattr: %s\n", strerror(errno));
 	CHILD_EXPECT(got.sched_flags == SCHED_FLAG_DL_DMISS, "flags read back %#llx\n",
 		     (unsigned long long)got.sched_flags);
 	/* The next bit is unknown: refused, and the task keeps its flags. */
 	a.sched_flags = SCHED_FLAG_ALL << 1 & ~SCHED_FLAG_ALL;
-	CHILD_EXPECT(sched_setattr(0, &a, 0) && errno == EINVAL, "flag %#llx: %s, want EINVAL\n",
-		     (unsigned long long)a.sched_flags, strerror(errno));
-	CHILD_EXPECT(!sched_getattr(0, &got, sizeof(got), 0) && got.sched_flags == SCHED_FLAG_DL_DMISS,
+	CHILD_EXPECT(dlsched_sched_setattr(0, &a, 0) && errno == EINVAL,
+		     "flag %#llx: %s, want EINVAL\n", (unsigned long long)a.sched_flags,
+		     strerror(errno));
+	CHILD_EXPECT(!dlsched_sched_getattr(0, &got, sizeof(got), 0) &&
+		     got.sched_flags == SCHED_FLAG_DL_DMISS,
 		     "flags after the refused call %#llx\n", (unsigned long long)got.sched_flags);
 	return 0;
 }

@@ -38,7 +38,7 @@ static int expect_attr(unsigned int policy, uint64_t runtime, uint64_t deadline,
 {
 	struct sched_attr a = { 0 };
 
-	CHILD_EXPECT(!sched_getattr(0, &a, sizeof(a), 0), "sched_getattr: %s\n", strerror(errno));
+	CHILD_EXPECT(!dlsched_sched_getattr(0, &a, sizeof(a), 0), "sched_getattr: %s\n", strerror(errno));
 	CHILD_EXPECT(a.sched_policy == policy && a.sched_runtime == runtime &&
 		     a.sched_deadline == deadline && a.sched_period == period &&
 		     a.sched_flags == flags,

@@ -93,7 +93,7 @@ static void *waiter(void *arg)
 static int race_run(void)
 {
 	struct sched_attr other = { .size = sizeof(other), .sched_policy = SCHED_OTHER };
-	struct sched_attr dl = dl_attr(RUNTIME, DEADLINE, PERIOD);
+	struct sched_attr dl = dlsched_deadline_attr(RUNTIME, DEADLINE, PERIOD, 0);
 	long demotions = 0, promotions = 0, promote_busy = 0;
 	static struct race r;
 	uint64_t seed = now_ns() | 1, end, t;
@@ -119,7 +119,7 @@ static int race_run(void)
 		while (atomic_load(&r.seq) == s && now_ns() - t < 5 * PERIOD)
 			;
 		spin_until(now_ns() + xorshift(&seed) % DEMOTER_JITTER_NS);
-		if (sched_setattr(r.tid, &other, 0)) {
+		if (dlsched_sched_setattr(r.tid, &other, 0)) {
 			err = errno;
 			ksft_print_msg("demote: %s\n", strerror(err));
 			break;
@@ -128,7 +128,7 @@ static int race_run(void)
 		usleep(xorshift(&seed) % (DEMOTED_MAX_NS / USEC));
 		/* Its bandwidth may still be held until its 0-lag time: EBUSY, again. */
 		for (i = 0; i < 100; i++) {
-			if (!sched_setattr(r.tid, &dl, 0))
+			if (!dlsched_sched_setattr(r.tid, &dl, 0))
 				break;
 			if (errno != EBUSY) {
 				err = errno;

@@ -354,11 +354,11 @@ static inline void dl_child_stop(struct dl_child *c)
 /* Switch a child to or from SCHED_DEADLINE; returns 0 or -errno. */
 static inline int dl_child_set(struct dl_child *c, uint64_t runtime_ns)
 {
-	struct sched_attr a = dl_attr(runtime_ns, TASK_PERIOD_NS, TASK_PERIOD_NS);
+	struct sched_attr a = dlsched_deadline_attr(runtime_ns, TASK_PERIOD_NS, TASK_PERIOD_NS, 0);
 
 	if (!runtime_ns)
 		a = (struct sched_attr){ .size = sizeof(a), .sched_policy = SCHED_OTHER };
-	return sched_setattr(c->pid, &a, 0) ? -errno : 0;
+	return dlsched_sched_setattr(c->pid, &a, 0) ? -errno : 0;
 }
 
 /*

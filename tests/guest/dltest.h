@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the dlsched guest tests: syscall wrappers the C library
- * does not have, and small file accessors that return -errno.
+ * Helpers shared by the dlsched guest tests: entering and leaving
+ * SCHED_DEADLINE (over include/dlsched/sched.h, the project's one set of
+ * sched_setattr() wrappers), and small file accessors that return -errno.
  * Output is TAP through kselftest.h.
  */
 #ifndef DLTEST_H
@@ -21,26 +22,14 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <linux/sched.h>
-/* glibc's <sched.h> has its own struct sched_param; keep the kernel's apart. */
-#define sched_param kernel_sched_param
-#include <linux/sched/types.h>
-#undef sched_param
+/* struct sched_attr, dlsched_sched_setattr(), dlsched_deadline_attr(), ... */
+#include <dlsched/sched.h>
 
 #include "kselftest.h"
 
 #define BW_SHIFT 20
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
-
-static inline int sched_setattr(pid_t pid, const struct sched_attr *attr, unsigned int flags)
-{
-	return syscall(SYS_sched_setattr, pid, attr, flags);
-}
-
-static inline int sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size, unsigned int flags)
-{
-	return syscall(SYS_sched_getattr, pid, attr, size, flags);
-}
 
 /* Fixed-point bandwidth as the kernel computes it (to_ratio() in core.c). */
 static inline uint64_t dl_ratio(uint64_t period, uint64_t runtime)
@@ -50,32 +39,18 @@ static inline uint64_t dl_ratio(uint64_t period, uint64_t runtime)
 	return (runtime << BW_SHIFT) / period;
 }
 
-static inline struct sched_attr dl_attr(uint64_t runtime_ns, uint64_t deadline_ns, uint64_t period_ns)
-{
-	struct sched_attr a = {
-		.size = sizeof(a),
-		.sched_policy = SCHED_DEADLINE,
-		.sched_runtime = runtime_ns,
-		.sched_deadline = deadline_ns,
-		.sched_period = period_ns,
-	};
-	return a;
-}
-
 /* Make the calling thread SCHED_DEADLINE; returns 0 or -errno. */
 static inline int dl_enter(uint64_t runtime_ns, uint64_t deadline_ns, uint64_t period_ns, uint64_t flags)
 {
-	struct sched_attr a = dl_attr(runtime_ns, deadline_ns, period_ns);
+	struct sched_attr a = dlsched_deadline_attr(runtime_ns, deadline_ns, period_ns, flags);
 
-	a.sched_flags = flags;
-	return sched_setattr(0, &a, 0) ? -errno : 0;
+	return dlsched_set_attr(0, &a);
 }
 
+/* The calling thread back to SCHED_OTHER; returns 0 or -errno. */
 static inline int dl_leave(void)
 {
-	struct sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_OTHER };
-
-	return sched_setattr(0, &a, 0) ? -errno : 0;
+	return dlsched_set_normal(0);
 }
 
 /* Read a file holding one integer; returns 0 or -errno. */

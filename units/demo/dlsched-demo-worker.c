@@ -37,9 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dlsched/sched.h>
 #include <dlsched/syscalls.h>
-
-#include "sched-util.h"
 
 #define NSEC_PER_USEC INT64_C(1000)
 #define NSEC_PER_SEC INT64_C(1000000000)
@@ -73,8 +72,8 @@ static struct timespec to_timespec(int64_t ns) {
         return (struct timespec) { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
 }
 
-static bool is_deadline_task(DlSchedAttr *attr) {
-        return sched_get_attr(0, attr) >= 0 && attr->sched_policy == SCHED_DEADLINE;
+static bool is_deadline_task(struct sched_attr *attr) {
+        return dlsched_get_attr(0, attr) >= 0 && attr->sched_policy == SCHED_DEADLINE;
 }
 
 /* The job: spin until this thread used work_ns of CPU. Returns the longest
@@ -152,7 +151,7 @@ static const char *wait_next_period(void) {
 }
 
 static void write_stats(const char *path, const char *name, const Stats *s, bool counting,
-                        const DlSchedAttr *attr, const char *waiter) {
+                        const struct sched_attr *attr, const char *waiter) {
         char tmp[4096];
         FILE *f;
 
@@ -167,7 +166,7 @@ static void write_stats(const char *path, const char *name, const Stats *s, bool
                 "\nskipped=%" PRIu64 "\nworst_lateness_us=%" PRId64 "\nworst_response_us=%" PRId64
                 "\nworst_gap_us=%" PRId64 "\nworst_start_us=%" PRId64 "\n",
                 name, counting, attr->sched_policy == SCHED_DEADLINE ? "deadline" : "other",
-                attr->sched_runtime, attr->sched_deadline, attr->sched_period, waiter,
+                (uint64_t) attr->sched_runtime, (uint64_t) attr->sched_deadline, (uint64_t) attr->sched_period, waiter,
                 s->instances, s->misses, s->skipped, s->worst_lateness_ns / NSEC_PER_USEC,
                 s->worst_response_ns / NSEC_PER_USEC, s->worst_gap_ns / NSEC_PER_USEC,
                 s->worst_start_ns / NSEC_PER_USEC);
@@ -226,7 +225,7 @@ int main(int argc, char *argv[]) {
         uint64_t work_us = 1000, period_us = 0, deadline_us = 0, duration_s = 0, wait_s = 0, report_s = 10;
         const char *name = "worker", *stats_path = NULL, *waiter = "none";
         int64_t start, release, next_stats, next_report, end = INT64_MAX, wait_end, waited_from;
-        DlSchedAttr attr;
+        struct sched_attr attr;
         Stats s = { .worst_lateness_ns = INT64_MIN };
         bool counting;
         int c, opt;
@@ -293,8 +292,8 @@ int main(int argc, char *argv[]) {
                         if (dl)
                                 printf("%s: counting from now on, as a SCHED_DEADLINE task (runtime %" PRIu64
                                        "us, deadline %" PRIu64 "us, period %" PRIu64 "us)\n", name,
-                                       attr.sched_runtime / 1000, attr.sched_deadline / 1000,
-                                       attr.sched_period / 1000);
+                                       (uint64_t) attr.sched_runtime / 1000, (uint64_t) attr.sched_deadline / 1000,
+                                       (uint64_t) attr.sched_period / 1000);
                         else
                                 printf("%s: counting from now on, as a normal task\n", name);
                 }

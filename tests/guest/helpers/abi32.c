@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>
-#include <linux/sched/types.h>
+#include <dlsched/sched.h>
 #include <dlsched/syscalls.h>
 #include "kselftest.h"
 
@@ -101,7 +101,7 @@ static bool attr_is(unsigned int policy, long long runtime, long long deadline, 
 	struct sched_attr a;
 
 	memset(&a, 0, sizeof(a));
-	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0)) {
+	if (dlsched_sched_getattr(0, &a, sizeof(a), 0)) {
 		ksft_print_msg("sched_getattr: %s\n", strerror(errno));
 		return false;
 	}

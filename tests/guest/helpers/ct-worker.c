@@ -29,10 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The kernel's struct sched_attr; glibc's <sched.h> has its own sched_param. */
-#define sched_param kernel_sched_param
-#include <linux/sched/types.h>
-#undef sched_param
+#include <dlsched/sched.h>
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -48,7 +45,7 @@ static void *watch(void *arg) {
 
 	for (;;) {
 		memset(&a, 0, sizeof(a));
-		if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) < 0) {
+		if (dlsched_sched_getattr(0, &a, sizeof(a), 0) < 0) {
 			pthread_mutex_lock(&out_lock);
 			printf("thread %ld sched_getattr: %s\n", index, strerror(errno));
 			pthread_mutex_unlock(&out_lock);

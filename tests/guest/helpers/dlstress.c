@@ -522,7 +522,8 @@ static void random_dl(struct sched_attr *a)
 
 	if (runtime < 50 * USEC)
 		runtime = 50 * USEC;
-	*a = dl_attr(runtime, chance(40) ? period : rnd_range(runtime, period), period);
+	*a = dlsched_deadline_attr(runtime, chance(40) ? period : rnd_range(runtime, period),
+				   period, 0);
 	a->sched_flags = random_dl_flags();
 }
 
@@ -725,7 +726,7 @@ static void setattr_random(int tid)
 	int err;
 
 	random_case(&c, tid != 0);
-	err = syscall(SYS_sched_setattr, tid, &c.u, c.sys_flags) ? errno : 0;
+	err = dlsched_sched_setattr(tid, &c.u.a, c.sys_flags) ? errno : 0;
 	account(tid ? OP_SETATTR_OTHER : OP_SETATTR, err, c.allowed, c.how, "%s on %d: %s",
 		c.what, tid, attr_str(&c.u.a));
 }
@@ -738,7 +739,7 @@ static bool dl_enter_random(int tid, uint64_t extra_flags)
 
 	random_dl(&a);
 	a.sched_flags |= extra_flags;
-	err = sched_setattr(tid, &a, 0) ? errno : 0;
+	err = dlsched_sched_setattr(tid, &a, 0) ? errno : 0;
 	account(tid ? OP_SETATTR_OTHER : OP_SETATTR, err,
 		tid ? ERRS(EBUSY, EPERM, ESRCH) : ERRS(EBUSY, EPERM), MAY_SUCCEED,
 		"deadline on %d: %s", tid, attr_str(&a));
@@ -763,7 +764,7 @@ static void getattr_random(void)
 		size = 40;
 	else if (r == 1)
 		flags = 1;
-	err = sched_getattr(0, &a, size, flags) ? errno : 0;
+	err = dlsched_sched_getattr(0, &a, size, flags) ? errno : 0;
 	/*
 	 * The values are not checked: another worker may change them while
 	 * the kernel copies them out, which it does without a lock.
@@ -908,7 +909,7 @@ static void *demoter(void *arg)
 		a.size = sizeof(a);
 		a.sched_policy = r < 80 ? SCHED_OTHER : SCHED_FIFO;
 		a.sched_priority = r < 80 ? 0 : rnd_range(1, 10);
-		err = sched_setattr(w->tid, &a, 0) ? errno : 0;
+		err = dlsched_sched_setattr(w->tid, &a, 0) ? errno : 0;
 		/* nobody: no RT, and no way back from SCHED_IDLE another set */
 		account(OP_SETATTR_OTHER, err, as_user ? ERRS(EPERM) : NO_ERRS, MAY_SUCCEED,
 			"demote the sleeper %d: %s", w->tid, attr_str(&a));
@@ -1437,9 +1438,9 @@ static void helper_run(uint64_t end)
 	rng_seed(opt.seed ^ ((uint64_t)getpid() << 24) ^ now_ns());
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* 1 % to 3 % of a CPU every 10 ms: fits deleg's 1 % of each CPU. */
-	a = dl_attr(rnd_range(100, 300) * USEC, 10 * MSEC, 10 * MSEC);
+	a = dlsched_deadline_attr(rnd_range(100, 300) * USEC, 10 * MSEC, 10 * MSEC, 0);
 	a.sched_flags = random_dl_flags() & ~SCHED_FLAG_RECLAIM;
-	for (i = 0; i < 10 && sched_setattr(0, &a, 0); i++)
+	for (i = 0; i < 10 && dlsched_sched_setattr(0, &a, 0); i++)
 		usleep(5000);
 	while (now_ns() < end + 2 * SEC && !__atomic_load_n(&sh->stop, __ATOMIC_RELAXED)) {
 		spin_us(rnd(300));

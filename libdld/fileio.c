@@ -1,56 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <ctype.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
 #include "util.h"
-
-bool strv_contains(char * const *l, const char *s) {
-        for (size_t i = 0; l && l[i]; i++)
-                if (strcmp(l[i], s) == 0)
-                        return true;
-        return false;
-}
-
-size_t strv_length(char * const *l) {
-        size_t n = 0;
-
-        while (l && l[n])
-                n++;
-        return n;
-}
-
-int strv_extend(char ***l, const char *s) {
-        size_t n = strv_length(*l);
-        char **nl, *c;
-
-        c = strdup(s);
-        if (!c)
-                return -ENOMEM;
-        nl = realloc(*l, (n + 2) * sizeof(char *));
-        if (!nl) {
-                free(c);
-                return -ENOMEM;
-        }
-        nl[n] = c;
-        nl[n + 1] = NULL;
-        *l = nl;
-        return 0;
-}
-
-char *strstrip(char *s) {
-        char *e;
-
-        while (isspace((unsigned char) *s))
-                s++;
-        e = s + strlen(s);
-        while (e > s && isspace((unsigned char) e[-1]))
-                e--;
-        *e = 0;
-        return s;
-}
 
 #define READ_FULL_MAX (1024 * 1024)
 
@@ -97,7 +50,7 @@ static int read_fd_full(int fd, size_t max, char **ret, size_t *ret_size) {
         return 0;
 }
 
-int read_full_file(const char *path, char **ret, size_t *ret_size) {
+int fileio_read_full(const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -1;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -106,7 +59,7 @@ int read_full_file(const char *path, char **ret, size_t *ret_size) {
         return read_fd_full(fd, READ_FULL_MAX, ret, ret_size);
 }
 
-int write_full_file(const char *path, const char *text) {
+int fileio_write_full(const char *path, const char *text) {
         _cleanup_close_ int fd = -1;
         size_t l = strlen(text);
 
@@ -118,7 +71,7 @@ int write_full_file(const char *path, const char *text) {
         return 0;
 }
 
-int read_config_file(const char *path, char **ret, size_t *ret_size) {
+int fileio_read_config(const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -1;
         struct stat st;
 
@@ -137,7 +90,7 @@ int read_config_file(const char *path, char **ret, size_t *ret_size) {
         return read_fd_full(fd, CONFIG_FILE_MAX, ret, ret_size);
 }
 
-const char *config_file_error(int r) {
+const char *fileio_config_error(int r) {
         switch (r) {
         case -EBADFD:
                 return "not a regular file";
@@ -146,18 +99,4 @@ const char *config_file_error(int r) {
         default:
                 return strerror(-r);
         }
-}
-
-int errorf(char **ret_error, const char *fmt, ...) {
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = vasprintf(ret_error, fmt, ap);
-        va_end(ap);
-        if (r < 0) {
-                *ret_error = NULL;
-                return -ENOMEM;
-        }
-        return -EINVAL;
 }

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Containers (the OCI hook, units/CONTAINERS.md): the same admission as a
+ * service's (service.h), in the container's scope cgroup, with every
+ * thread of the scope's subtree. Kept in the run directory for a restart
+ * of dld. */
+
+#include <systemd/sd-bus.h>
+
+#include "types.h"
+
+/* A container by its ID, the first 12 or more characters of it (if
+ * unique), or its name (the latest admitted with it). */
+Service *containers_find(Manager *m, const char *key);
+
+/* Admits a container in its scope cgroup (container_cgroup_split(): its
+ * group is the one of the slice above it, or group if not empty); threads
+ * as for service_admit_manual(). Returns 0 when admitted or degraded (the
+ * group's on_refusal: *ret_state "admitted" or "degraded", *ret_reason
+ * why it was refused, "" when admitted; both point into the entry), or a
+ * negative errno with error set: DLD_ERROR_REFUSED when refused in a
+ * group whose on_refusal is "fail" (the hook then fails the container),
+ * DLD_ERROR_INVALID_REQUEST, DLD_ERROR_NO_SUCH_UNIT (no such cgroup). */
+int containers_admit(Manager *m, const char *id, const char *name, const char *cgroup, const char *group,
+                     uint64_t runtime, uint64_t deadline, uint64_t period, unsigned threads,
+                     const char **ret_state, const char **ret_reason, sd_bus_error *error);
+/* The container stopped: its threads back to normal, its reservation
+ * released, dld forgets it. DLD_ERROR_NO_SUCH_SERVICE if dld does not know it. */
+int containers_release(Manager *m, const char *id, sd_bus_error *error);
+/* Forgets a container: its threads back to normal and its reservation
+ * released if it holds one (its cgroup may be gone already), its record
+ * removed; why is logged. */
+void containers_forget(Manager *m, Service *s, const char *why);
+/* At start: the containers dld admitted before it restarted, from the run
+ * directory, admitted again where their cgroup still exists (the
+ * reservation is found in place, nothing is counted twice). */
+void containers_restore(Manager *m);

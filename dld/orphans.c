@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+
+#include "log.h"
+#include "orphans.h"
+#include "systemd-client.h"
+
+static bool is_service_cgroup(Manager *m, const char *cgroup) {
+        for (size_t i = 0; i < m->n_services; i++)
+                if (m->services[i]->state == SERVICE_ADMITTED && streq_ptr(m->services[i]->cgroup, cgroup))
+                        return true;
+        return false;
+}
+
+/* group_cgroups: the groups' slice cgroups, looked up once per sweep. */
+static void release_orphans_under(Manager *m, char * const *group_cgroups, const char *cgroup, unsigned depth) {
+        _cleanup_strv_free_ char **children = NULL;
+
+        if (depth > 16 || kernelfs_cgroup_children(m->kfs, cgroup, &children) < 0)
+                return;
+        for (char **c = children; *c; c++) {
+                _cleanup_free_ char *path = NULL;
+                int64_t rt;
+
+                if (asprintf(&path, "%s/%s", cgroup, *c) < 0)
+                        return;
+                if (!strv_contains(group_cgroups, path) && !is_service_cgroup(m, path) &&
+                    kernelfs_cgroup_read(m->kfs, path, "cpu.dl_runtime_us", &rt) == 0 && rt > 0) {
+                        int r = kernelfs_cgroup_write(m->kfs, path, "cpu.dl_runtime_us", -1);
+
+                        if (r < 0)
+                                log_warning("cannot release orphaned reservation of %s: %s", path, strerror(-r));
+                        else
+                                log_notice("released orphaned reservation of %s (%" PRId64 "us per period): no admitted unit owns it",
+                                           path, rt);
+                }
+                /* Below a unit's cgroup is the unit's own business (a
+                 * delegated subtree, a container): only slices are walked. */
+                if (endswith(*c, ".slice"))
+                        release_orphans_under(m, group_cgroups, path, depth + 1);
+        }
+}
+
+void orphans_release(Manager *m) {
+        _cleanup_strv_free_ char **group_cgroups = NULL;
+
+        for (size_t i = 0; i < m->policy.n_groups; i++) {
+                _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, m->policy.groups[i].slice);
+
+                if (!cg || strv_extend(&group_cgroups, cg) < 0)
+                        return;
+        }
+        for (char **cg = group_cgroups; cg && *cg; cg++)
+                if (kernelfs_cgroup_exists(m->kfs, *cg))
+                        release_orphans_under(m, group_cgroups, *cg, 0);
+}

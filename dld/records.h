@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* What dld keeps in its run directory for a restart of itself: requests
+ * admitted by hand (manual/UNIT.conf), releases by hand (released/UNIT,
+ * the unit's InvocationID), containers admitted (containers/ID.conf).
+ * Each function takes the run directory; none knows the Manager. */
+
+#include <stdbool.h>
+
+#include "dropin.h"
+
+/* run_dir/manual/UNIT.conf, allocated (NULL: out of memory). */
+char *records_manual_path(const char *run_dir, const char *unit);
+int records_manual_save(const char *run_dir, const char *unit, const DeadlineRequest *req);
+void records_manual_remove(const char *run_dir, const char *unit);
+
+/* A release by hand holds for the unit's current run (its invocation ID). */
+int records_release_save(const char *run_dir, const char *unit, const char *invocation);
+void records_release_remove(const char *run_dir, const char *unit);
+/* Was the unit released by hand in this run of it? A record of an earlier
+ * run is dropped. */
+bool records_release_held(const char *run_dir, const char *unit, const char *invocation);
+
+/* run_dir/containers, allocated. */
+char *records_containers_dir(const char *run_dir);
+int records_container_save(const char *run_dir, const char *id, const char *name, const char *cgroup,
+                           const DeadlineRequest *req);
+void records_container_remove(const char *run_dir, const char *id);

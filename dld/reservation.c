@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "log.h"
+#include "reservation.h"
+#include "systemd-client.h"
+
+/* Free bandwidth where the unit's reservation goes: the group's slice. */
+uint64_t reservation_group_free_bw(Manager *m, const char *group) {
+        int gi = group ? policy_group_by_name(&m->policy, group) : -1;
+        _cleanup_free_ char *cg = NULL;
+        int64_t rt, pe, total;
+        uint64_t cap;
+
+        if (gi < 0)
+                return DL_BW_UNLIMITED;
+        cg = systemd_slice_cgroup(m->bus, m->policy.groups[gi].slice);
+        if (!cg || kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_runtime_us", &rt) < 0 ||
+            kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_period_us", &pe) < 0 ||
+            kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_total_bw", &total) < 0 || pe <= 0)
+                return DL_BW_UNLIMITED;
+        cap = admission_capacity(kernelfs_cpus(m->kfs), rt, (uint64_t) pe);
+        if (cap == DL_BW_UNLIMITED)
+                return cap;
+        return cap > (uint64_t) total ? cap - (uint64_t) total : 0;
+}
+
+void reservation_release(Manager *m, Service *s) {
+        int r;
+
+        if (!s->cgroup)
+                return;
+        r = kernelfs_cgroup_write(m->kfs, s->cgroup, "cpu.dl_runtime_us", -1);
+        if (r < 0 && r != -ENOENT)
+                log_warning("%s: cannot release the reservation of %s: %s", s->unit, s->cgroup, strerror(-r));
+}
+
+/* Writes the unit cgroup's reservation for req's threads: the per-CPU
+ * runtime that holds exactly that many (admission_threads_runtime()), with the
+ * request's period. Runtime and period are separate writes, each checked
+ * by the kernel: try both orders, restore on failure. -ERANGE: the threads
+ * need more than the CPUs. */
+int reservation_set(Manager *m, Service *s) {
+        int64_t old_rt, old_pe, rt, pe = (int64_t) s->req.period_usec;
+        uint64_t runtime;
+        int r;
+
+        r = admission_threads_runtime(s->req.runtime_usec, s->req.period_usec, s->req.threads, kernelfs_cpus(m->kfs), &runtime);
+        if (r < 0)
+                return r;
+        rt = (int64_t) runtime;
+        r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &old_rt);
+        if (r < 0)
+                return r;
+        r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_period_us", &old_pe);
+        if (r < 0)
+                return r;
+
+        if (old_rt != rt || old_pe != pe)       /* else already in place: dld restarted */
+                for (int order = 0; order < 2; order++) {
+                        const char *first = order == 0 ? "cpu.dl_period_us" : "cpu.dl_runtime_us";
+                        const char *second = order == 0 ? "cpu.dl_runtime_us" : "cpu.dl_period_us";
+                        int64_t v1 = order == 0 ? pe : rt, v2 = order == 0 ? rt : pe;
+                        int64_t old1 = order == 0 ? old_pe : old_rt;
+
+                        r = kernelfs_cgroup_write(m->kfs, s->cgroup, first, v1);
+                        if (r < 0)
+                                continue;
+                        r = kernelfs_cgroup_write(m->kfs, s->cgroup, second, v2);
+                        if (r == 0)
+                                break;
+                        (void) kernelfs_cgroup_write(m->kfs, s->cgroup, first, old1);
+                        if (r != -EINVAL)
+                                break;  /* EBUSY in one order is EBUSY in both */
+                }
+        if (r < 0)
+                return r;
+        s->reserved_runtime_us = runtime;
+        s->reserved_bw = admission_capacity(kernelfs_cpus(m->kfs), rt, s->req.period_usec);
+        return 0;
+}
+
+/* The request as the admission model takes it. */
+ServiceRequest reservation_request(const Service *s, const DeadlineRequest *req) {
+        return (ServiceRequest) {
+                .unit = s->unit, .slice = s->slice, .group = req->group,
+                .runtime_usec = req->runtime_usec, .deadline_usec = req->deadline_usec,
+                .period_usec = req->period_usec, .threads = req->threads,
+        };
+}
+
+/* Why the kernel (or the CPU count) refused the reservation for req. */
+char *reservation_refusal_reason(Manager *m, const Service *s, const DeadlineRequest *req, int err, uint64_t free_bw) {
+        ServiceRequest sr = reservation_request(s, req);
+        _cleanup_free_ char *what = NULL;
+        char left[ADMISSION_PERCENT_MAX];
+        char *reason;
+
+        if (err == -ERANGE)
+                return predict_reservation_refusal(&sr, s->group ?: "-", kernelfs_cpus(m->kfs), err, free_bw);
+        what = predict_reservation_describe(&sr, kernelfs_cpus(m->kfs));
+        if (!what || asprintf(&reason, "the kernel refused %s in %s (%s): %s left in the group", what, s->cgroup,
+                              strerror(-err), free_bw == DL_BW_UNLIMITED ? "unknown" :
+                              admission_bw_to_percent(left, sizeof(left), free_bw)) < 0)
+                return NULL;
+        return reason;
+}

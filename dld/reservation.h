@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* A service's reservation: the unit cgroup's cpu.dl_runtime_us and
+ * cpu.dl_period_us, and the free bandwidth of its group around it. */
+
+#include "predict.h"
+#include "types.h"
+
+/* Free bandwidth where the unit's reservation goes: the group's slice
+ * (DL_BW_UNLIMITED when unknown). */
+uint64_t reservation_group_free_bw(Manager *m, const char *group);
+/* Writes the reservation for s->req's threads; 0 or a negative errno,
+ * the cgroup's old values restored. -ERANGE: more than the CPUs. */
+int reservation_set(Manager *m, Service *s);
+void reservation_release(Manager *m, Service *s);
+/* req of s as the admission model takes it. */
+ServiceRequest reservation_request(const Service *s, const DeadlineRequest *req);
+/* Why the kernel (or the CPU count) refused the reservation for req;
+ * allocated, NULL when out of memory. */
+char *reservation_refusal_reason(Manager *m, const Service *s, const DeadlineRequest *req, int err, uint64_t free_bw);

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The daemon's state, below every module that reads or changes it: the
+ * Manager (the policy in force, the entries it follows, the connection to
+ * systemd) and each Service it follows. Types only. */
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "dropin.h"
+#include "kernelfs.h"
+#include "policy.h"
+
+#define DLD_VERSION "0.1"
+
+#define DLD_DEFAULT_POLICY_DIR "/etc/dld/policies.d"
+#define DLD_DEFAULT_RUN_DIR "/run/dld"
+/* How often the threads of admitted services are checked for new ones:
+ * the bound on how long a new thread runs before it is SCHED_DEADLINE. */
+#define DLD_DEFAULT_POLL_USEC (50 * 1000ULL)
+
+typedef enum ServiceState {
+        SERVICE_ADMITTED,       /* reservation in place, threads SCHED_DEADLINE */
+        SERVICE_DEGRADED,       /* refused, runs as a normal task */
+        SERVICE_FAILED,         /* refused, dld stopped it */
+        SERVICE_RELEASED,       /* released by hand, until it restarts */
+} ServiceState;
+
+typedef struct Service {
+        char *unit;
+        char *cgroup;           /* ControlGroup= */
+        char *slice;            /* Slice= */
+        char *invocation;       /* InvocationID= of the activation it was decided for */
+        DeadlineRequest req;
+        bool manual;            /* admitted by hand (AdmitUnit) */
+        char *group;            /* name of its policy group, NULL if none */
+        ServiceState state;
+        char *reason;           /* why it was refused */
+        /* Which threads dld switches (X-DeadlinePromote= and Delegate=,
+         * resolved): CGROUP, NONE (a delegated unit: counted, never
+         * touched), SUBTREE (a container). */
+        DeadlinePromote promote;
+        uint64_t counted_usec;  /* PROMOTE_NONE: CLOCK_MONOTONIC of the last count */
+        bool limits_warned;     /* PROMOTE_NONE: logged that its deadline limits could not be set */
+        unsigned threads_dl, threads_total;
+        uint64_t reserved_runtime_us;   /* cpu.dl_runtime_us written for its threads, when admitted */
+        uint64_t reserved_bw;           /* what that reserves on all CPUs */
+        /* A container (AdmitContainer, the OCI hook) instead of a service:
+         * unit is its scope ("libpod-ID.scope"), cgroup the scope's. */
+        char *container_id;
+        char *container_name;
+        bool container_started;         /* admitted before: refusing it later stops its scope */
+} Service;
+
+typedef struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        KernelFs *kfs;
+        char *policy_dir;
+        char *run_dir;
+        Policy policy;          /* in force */
+        Service **services;
+        size_t n_services;
+        uint64_t poll_usec;
+        sd_event_source *poll_source;
+        sd_event_source *trim_source;   /* malloc_trim() after a burst of signals */
+        bool dl_groups;         /* the kernel has cpu.dl_runtime_us */
+        bool policy_restored;   /* started with the copy in run_dir/applied */
+        bool privileges_missing; /* manager_start() refused: a need is missing (privileges.h) */
+} Manager;
