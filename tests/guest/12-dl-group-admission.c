@@ -10,8 +10,6 @@
  */
 #include "dlgroup.h"
 
-static int failures;
-
 static bool totals_are(const char *cg, long long want)
 {
 	long long got = cg ? cg_total(cg) : pool_total();

@@ -13,8 +13,6 @@
 #include "dlgroup.h"
 #include "dltask.h"
 
-#define NOBODY 65534
-
 enum { OWN_RUNTIME, MKDIR_X, X_TOO_BIG, X_FITS, MKDIR_Y, Y_NO_ROOM, Y_RELEASE_X, STEPS };
 
 static int cg_chown(const char *cg, const char *file)
@@ -22,28 +20,26 @@ static int cg_chown(const char *cg, const char *file)
 	return chown(cg_path(cg, file), NOBODY, NOBODY) ? -errno : 0;
 }
 
-/* In a child, as nobody:nogroup: write @val to @file of @cg, or mkdir; the errno. */
+struct nobody_write {
+	const char *cg, *file;
+	long long val;
+};
+
+static int nobody_write(const void *arg)
+{
+	const struct nobody_write *w = arg;
+
+	if (!w->file)
+		return mkdir(cg_path(w->cg, NULL), 0755) ? errno : 0;
+	return -cg_write_ll(w->cg, w->file, w->val);
+}
+
+/* As nobody:nogroup: write @val to @file of @cg, or mkdir; the errno. */
 static int as_nobody(const char *cg, const char *file, long long val)
 {
-	int status, err;
-	pid_t pid;
+	struct nobody_write w = { cg, file, val };
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
-	if (!pid) {
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
-			_exit(255);
-		if (!file)
-			err = mkdir(cg_path(cg, NULL), 0755) ? errno : 0;
-		else
-			err = -cg_write_ll(cg, file, val);
-		_exit(err);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
-		ksft_exit_fail_msg("the child as nobody failed\n");
-	return WEXITSTATUS(status);
+	return as_nobody_run(nobody_write, &w);
 }
 
 static bool nobody_expect(const char *cg, const char *file, long long val, int want)

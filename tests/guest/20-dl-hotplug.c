@@ -15,17 +15,6 @@
  */
 #include "dlcpu.h"
 
-static int failures;
-
-static bool is(const char *what, long long got, long long want)
-{
-	if (got != want) {
-		ksft_print_msg("%s: %lld, want %lld\n", what, got, want);
-		failures++;
-	}
-	return got == want;
-}
-
 struct snap {
 	const char *cg[3];
 	long long total[3], runtime[3], pool;

@@ -15,6 +15,7 @@
 #ifndef DLGROUP_H
 #define DLGROUP_H
 
+#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -48,6 +49,19 @@ static int child_gate[MAX_CHILDREN];
 static int child_count;
 static long long saved_dl_runtime, saved_dl_period, saved_rt_runtime, saved_rt_period;
 static bool sysctls_saved;
+
+/* Mismatches is() found; a test may print the count at its end. */
+static int failures;
+
+/* Is @got @want? Says which value differed, and counts it, if not. */
+static inline bool is(const char *what, long long got, long long want)
+{
+	if (got != want) {
+		ksft_print_msg("%s: %lld, want %lld\n", what, got, want);
+		failures++;
+	}
+	return got == want;
+}
 
 static inline int cpus(void)
 {
@@ -257,6 +271,32 @@ static inline bool cg_has(const char *cg, pid_t pid)
 			found = true;
 	fclose(f);
 	return found;
+}
+
+/* nobody:nogroup, for the unprivileged cases. */
+#define NOBODY 65534
+
+/*
+ * Run @fn(@arg) in a child as nobody:nogroup and return what it returned
+ * (an errno, 0 to 254): a write of a cgroup file as an unprivileged user.
+ */
+static inline int as_nobody_run(int (*fn)(const void *arg), const void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(255);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		ksft_exit_fail_msg("the child as nobody failed\n");
+	return WEXITSTATUS(status);
 }
 
 struct dl_child {

@@ -16,9 +16,10 @@
  *                   promotes, demotes and signals the sleeper
  *   fork[-user]     children that exit, are killed, exec, fork or start
  *                   threads while SCHED_DEADLINE
- *   cgroup          mkdir and rmdir, reservations valid and invalid,
- *                   process and thread moves in the private subtree
- *                   dlstress-PID
+ *   cgroup          mkdir and rmdir, reservations and task templates valid
+ *                   and invalid, process and thread moves in the private
+ *                   subtree dlstress-PID (so tasks fork, start threads and
+ *                   move in and out of template groups)
  *   cgroup-user     the same in a delegated subtree, reservations with no
  *                   reserved ancestor (EPERM), privileged writes (EACCES)
  *   sysctl          sched_dl_*, sched_rt_* and sched_dl_total_bw writes
@@ -89,7 +90,7 @@
 enum op {
 	OP_SETATTR, OP_SETATTR_OTHER, OP_GETATTR, OP_WAIT, OP_RLIMIT, OP_FORK, OP_THREAD,
 	OP_MKDIR, OP_RMDIR, OP_SUBTREE, OP_TYPE, OP_RUNTIME, OP_PERIOD, OP_PROCS, OP_THREADS,
-	OP_GROUP_READ, OP_DENIED,
+	OP_GROUP_READ, OP_TEMPLATE, OP_TEMPLATE_READ, OP_DENIED,
 	OP_SYS_DL_RUNTIME, OP_SYS_DL_PERIOD, OP_SYS_RT_RUNTIME, OP_SYS_RT_PERIOD, OP_SYS_SELECT,
 	OP_SYS_READ, OP_CPU_OFF, OP_CPU_ON, OP_CPU_BAD,
 	OP_COUNT
@@ -112,6 +113,8 @@ static const char *const op_names[OP_COUNT] = {
 	[OP_PROCS] = "cgroup.procs",
 	[OP_THREADS] = "cgroup.threads/tasks",
 	[OP_GROUP_READ] = "cpu.dl_total_bw read",
+	[OP_TEMPLATE] = "cpu.dl_template",
+	[OP_TEMPLATE_READ] = "cpu.dl_template_stat read",
 	[OP_DENIED] = "privileged write",
 	[OP_SYS_DL_RUNTIME] = "sched_dl_runtime_us",
 	[OP_SYS_DL_PERIOD] = "sched_dl_period_us",
@@ -1040,21 +1043,32 @@ static void kid_run(int variant)
 		dl_enter_random(0, 0);
 		spin_us(rnd(500));
 		break;
-	case KID_DL_FORK:
+	case KID_DL_FORK: {
+		struct sched_attr mine = { 0 }, child;
+
 		dl_enter_random(0, chance(50) ? SCHED_FLAG_RESET_ON_FORK : 0);
+		dlsched_get_attr(0, &mine);
 		pid = fork();
-		/* EAGAIN: a deadline task without reset-on-fork may not fork */
+		/*
+		 * EAGAIN: a deadline task without reset-on-fork may not fork,
+		 * but in a template group (its child starts normal there).
+		 */
 		account(OP_FORK, pid < 0 ? errno : 0, ERRS(EAGAIN), MAY_SUCCEED, "fork of a deadline task");
 		if (!pid) {
-			if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_DEADLINE) {
+			/* A template may admit it, with the template's parameters, not its parent's. */
+			if (!dlsched_get_attr(0, &child) && child.sched_policy == SCHED_DEADLINE &&
+			    mine.sched_policy == SCHED_DEADLINE && child.sched_runtime == mine.sched_runtime &&
+			    child.sched_deadline == mine.sched_deadline && child.sched_period == mine.sched_period) {
 				inc(&sh->ev[EV_DL_CHILD]);
-				note("unexpected: [%s] a forked child is SCHED_DEADLINE", kind_name());
+				note("unexpected: [%s] a forked child is SCHED_DEADLINE with its parent's parameters",
+				     kind_name());
 			}
 			_exit(0);
 		}
 		while (pid > 0 && reap(pid, &status, true) < 0 && errno == EINTR)
 			;
 		break;
+	}
 	case KID_DL_THREADS:
 		for (i = 0; i < 2; i++) {
 			ret = pthread_create(&th[i], NULL, dl_thread, i ? NULL : th);
@@ -1360,6 +1374,72 @@ static void cg_read_total(const char *grp)
 	}
 }
 
+/*
+ * A write of cpu.dl_template: "none", a valid template (EBUSY: does not
+ * fit, holds less than is allocated inside, or the group has a
+ * reservation; nobody: EPERM without a reserved ancestor, EACCES on a
+ * file it does not own), or a malformed one (EINVAL).
+ */
+static void cg_template_random(const char *grp)
+{
+	static const char *const bad[] = {
+		"0 1000 10000 10000", "1025 1000 10000 10000", "1 1000 10000", "1 20000 10000 10000",
+		"1 1000 20000 10000", "abc", "1 1000 10000 10000 1", "NONE", "1 1 1 1",
+	};
+	static const uint64_t periods[] = { 10000, 20000, 50000 };
+	bool user_pool = as_user && pool_drawn(grp);
+	int r = rnd(100), err, how = MAY_SUCCEED;
+	struct errs allowed;
+	char val[64];
+	const char *v;
+
+	if (r < 25) {
+		v = "none";
+		allowed = as_user ? ERRS(EACCES, ENOENT, ENODEV) : ERRS(ENOENT, ENODEV);
+	} else if (r < 85) {
+		uint64_t period = PICK(periods), runtime = rnd_range(200, 3000);
+
+		snprintf(val, sizeof(val), "%llu %llu %llu %llu", (unsigned long long)rnd_range(1, 6),
+			 (unsigned long long)runtime, (unsigned long long)rnd_range(runtime, period),
+			 (unsigned long long)period);
+		v = val;
+		if (user_pool) {
+			allowed = ERRS(EPERM, EBUSY, EACCES, ENOENT, ENODEV);
+			how = MUST_FAIL;
+		} else if (as_user) {
+			allowed = ERRS(EBUSY, EPERM, EACCES, ENOENT, ENODEV);
+		} else {
+			allowed = ERRS(EBUSY, ENOENT, ENODEV);
+		}
+	} else {
+		v = PICK(bad);
+		allowed = as_user ? ERRS(EINVAL, EACCES, ENOENT, ENODEV) : ERRS(EINVAL, ENOENT, ENODEV);
+		how = MUST_FAIL;
+	}
+	err = -write_str(cgp(grp, "cpu.dl_template"), v);
+	account(OP_TEMPLATE, err, allowed, how, "'%s' in %s", v, grp);
+}
+
+static void cg_read_template_stat(const char *grp)
+{
+	unsigned long long tasks = 0, over = 0;
+	int err = 0;
+	FILE *f = fopen(cgp(grp, "cpu.dl_template_stat"), "re");
+
+	if (!f)
+		err = errno;
+	else if (fscanf(f, "nr_tasks %llu nr_over %llu", &tasks, &over) != 2)
+		err = EIO;
+	if (f)
+		fclose(f);
+	account(OP_TEMPLATE_READ, err, ERRS(ENOENT, ENODEV), MAY_SUCCEED, "%s", grp);
+	if (!err && (tasks > 1024 || over > 100000)) {
+		inc(&sh->ev[EV_BAD_TOTAL]);
+		note("unexpected: [%s] %s/cpu.dl_template_stat reads %llu %llu", kind_name(), grp,
+		     tasks, over);
+	}
+}
+
 /* EBUSY: a deadline task that does not fit, or v2's no-internal-process rule. */
 #define MOVE_ERRS ERRS(EBUSY, ESRCH, ENOENT, ENODEV, EOPNOTSUPP, EINVAL)
 
@@ -1415,16 +1495,20 @@ static void episode_cgroup(uint64_t end)
 			cg_rmdir(s->path);
 		else if (r < 20)
 			cg_subtree_random(s->path);
-		else if (r < 38)
+		else if (r < 32)
 			cg_runtime_random(s->path);
-		else if (r < 45)
+		else if (r < 38)
 			cg_period_random(s->path);
+		else if (r < 48)
+			cg_template_random(s->path);
 		else if (r < 68)
 			cg_move_proc();
 		else if (r < 85)
 			cg_move_thread();
-		else
+		else if (r < 92)
 			cg_read_total(s->path);
+		else
+			cg_read_template_stat(s->path);
 		usleep(rnd(3000));
 	}
 }
@@ -1504,8 +1588,10 @@ static void episode_cgroup_user(uint64_t end)
 			cg_mkdir(grp, false);
 		} else if (r < 22) {
 			cg_rmdir(grp);
-		} else if (r < 40) {
+		} else if (r < 34) {
 			cg_runtime_random(grp);
+		} else if (r < 40) {
+			cg_template_random(grp);
 		} else if (r < 48) {
 			cg_period_random(grp);
 		} else if (r < 72) {
