@@ -16,6 +16,8 @@
  *                   promotes, demotes and signals the sleeper
  *   fork[-user]     children that exit, are killed, exec, fork or start
  *                   threads while SCHED_DEADLINE
+ *   fork-template   the same in a group with a task template, which
+ *                   admits every child and thread while it has room
  *   cgroup          mkdir and rmdir, reservations and task templates valid
  *                   and invalid, process and thread moves in the private
  *                   subtree dlstress-PID (so tasks fork, start threads and
@@ -1218,6 +1220,7 @@ static const struct slot {
 	{ "res/r0/s0", S_DYN }, { "d0", S_DYN }, { "d1", S_DYN }, { "d0/e0", S_DYN },
 	{ "d1/e0", S_DYN }, { "d1/e0/f0", S_DYN }, { "thr", 0 }, { "thr/t0", S_THREADED },
 	{ "thr/t1", S_DYN | S_THREADED }, { "thr/t2", S_DYN | S_THREADED }, { "deleg", S_NOMOVE },
+	{ "tmpl", 0 },
 };
 
 #define N_ROOT_SLOTS (sizeof(root_slots) / sizeof(root_slots[0]))
@@ -1813,6 +1816,8 @@ static const struct kind kinds[] = {
 	{ .name = "fork", .episode = episode_fork, .registered = true, .per_job = true },
 	{ .name = "fork-user", .episode = episode_fork, .user = true, .registered = true,
 	  .per_job = true },
+	/* Fork storms in a template group: every child and thread admitted or over. */
+	{ .name = "fork-template", .episode = episode_fork, .registered = true, .home = "tmpl" },
 	{ .name = "cgroup", .episode = episode_cgroup },
 	{ .name = "cgroup-user", .episode = episode_cgroup_user, .user = true,
 	  .home = "deleg/sub/home" },
@@ -2285,7 +2290,7 @@ static int setup_groups(void)
 	const char *const deleg_files[] = { "cgroup.procs", "cgroup.threads", "tasks",
 					    "cgroup.subtree_control", NULL };
 	const char *const home_files[] = { "cgroup.procs", "cgroup.threads", "tasks", NULL };
-	static const char *const top_groups[] = { "home", "res", "thr", "deleg", "nres" };
+	static const char *const top_groups[] = { "home", "res", "thr", "deleg", "nres", "tmpl" };
 	unsigned int i;
 
 	SETUP(mkdir(cg_top, 0755) ? errno : 0, "mkdir %s", cg_top);
@@ -2301,6 +2306,8 @@ static int setup_groups(void)
 	/* 1 % of each CPU each, of the default pool's 5 %. */
 	SETUP(-write_str(cgp("res", "cpu.dl_runtime_us"), "10000"), "reserve res");
 	SETUP(-write_str(cgp("deleg", "cpu.dl_runtime_us"), "10000"), "reserve deleg");
+	/* Two tasks of 2 % of a CPU, from the pool: the cgroup worker rewrites it. */
+	SETUP(-write_str(cgp("tmpl", "cpu.dl_template"), "2 200 10000 10000"), "template in tmpl");
 	if (!opt.v1) {
 		SETUP(-write_str(cgp("thr", "cgroup.subtree_control"), "+cpu"), "+cpu in thr");
 		SETUP(mkdir(cgp("thr/t0", NULL), 0755) ? errno : 0, "mkdir thr/t0");
