@@ -1048,8 +1048,12 @@ static void kid_run(int variant)
 	case KID_DL_FORK: {
 		struct sched_attr mine = { 0 }, child;
 
-		dl_enter_random(0, chance(50) ? SCHED_FLAG_RESET_ON_FORK : 0);
-		dlsched_get_attr(0, &mine);
+		/*
+		 * Its own parameters, if it got them: refused, it may still be
+		 * SCHED_DEADLINE with a template's, which its child may get too.
+		 */
+		if (dl_enter_random(0, chance(50) ? SCHED_FLAG_RESET_ON_FORK : 0))
+			dlsched_get_attr(0, &mine);
 		pid = fork();
 		/*
 		 * EAGAIN: a deadline task without reset-on-fork may not fork,
