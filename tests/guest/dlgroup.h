@@ -121,6 +121,34 @@ static inline long long cg_total(const char *cg)
 	return cg_read(cg, "cpu.dl_total_bw");
 }
 
+/*
+ * Remove the cgroup at @path; what is still in it (a child's own
+ * children, killed by their parent's death a moment later) is killed,
+ * for up to 2 s, so that no group and no reservation outlives the test.
+ */
+static void cg_kill_and_remove(const char *path)
+{
+	char procs[600], line[32];
+	FILE *f;
+	int tries;
+
+	for (tries = 0; *path && tries < 200; tries++) {
+		if (!rmdir(path) || errno != EBUSY)
+			return;
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+		f = fopen(procs, "re");
+		if (f) {
+			while (fgets(line, sizeof(line), f))
+				if (atoi(line) > 0)
+					kill(atoi(line), SIGKILL);
+			fclose(f);
+		}
+		usleep(10000);
+	}
+	if (*path)
+		ksft_print_msg("cannot remove %s: %s\n", path, strerror(errno));
+}
+
 static void dl_cleanup(void)
 {
 	int i;
@@ -133,7 +161,7 @@ static void dl_cleanup(void)
 	}
 	child_count = 0;
 	for (i = cg_count - 1; i >= 0; i--)
-		rmdir(cg_created[i]);
+		cg_kill_and_remove(cg_created[i]);
 	cg_count = 0;
 	/*
 	 * The root domain releases an exited task's bandwidth at its 0-lag
