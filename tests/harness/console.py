@@ -53,3 +53,38 @@ def scan(text):
                 if pattern.search(line):
                     notices.append((kind, line))
     return splats, notices
+
+
+_FRAME = re.compile(r"^\s*(?:\? )?([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
+_RIP = re.compile(r"^RIP: \S+:(\S+)")
+
+
+def where(text, limit=8):
+    """Where the first oops, BUG or WARN of a console log happened, in one
+    line: "RIP fn; fn < caller < ..." (certain frames only), or "" if the log
+    has no such report. A CI log keeps only the summary's lines; this puts
+    the place of a crash there."""
+    lines = [_TIMESTAMP.sub("", raw.strip()) for raw in text.splitlines()]
+    start = None
+    for i, line in enumerate(lines):
+        if any(p.search(line) for kind, p in SPLATS if kind in ("oops", "BUG", "kernel BUG", "WARN",
+                                                                  "general protection fault", "KASAN")):
+            start = i
+            break
+    if start is None:
+        return ""
+    rip, frames = "", []
+    for line in lines[start:start + 80]:
+        if "end trace" in line:
+            break
+        m = _RIP.match(line)
+        if m and not rip:
+            rip = m.group(1)
+            continue
+        m = _FRAME.match(line)
+        if m and not line.lstrip().startswith("?") and len(frames) < limit:
+            frames.append(m.group(1))
+    parts = [f"RIP {rip}"] if rip else []
+    if frames:
+        parts.append(" < ".join(frames))
+    return "; ".join(parts)

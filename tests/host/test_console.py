@@ -52,5 +52,34 @@ class Scan(unittest.TestCase):
         self.assertEqual(console.scan(text), ([], []))
 
 
+OOPS_IN_TIMER = """\
+[   80.100000] BUG: kernel NULL pointer dereference, address: 0000000000000040
+[   80.100001] #PF: supervisor read access in kernel mode
+[   80.100002] Oops: 0000 [#1] PREEMPT SMP NOPTI
+[   80.100003] RIP: 0010:dl_group_account+0x2a/0x90
+[   80.100004] Call Trace:
+[   80.100005]  <IRQ>
+[   80.100006]  dl_task_release_bw+0x41/0x70
+[   80.100007]  ? hrtimer_interrupt+0x1/0x2
+[   80.100008]  inactive_task_timer+0x1c3/0x2a0
+[   80.100009]  __hrtimer_run_queues+0x10a/0x2a0
+[   80.100010] ---[ end trace 0000000000000000 ]---
+[   80.100011]  not_a_frame+0x1/0x2
+"""
+
+
+class Where(unittest.TestCase):
+    def test_oops_gives_rip_and_certain_frames(self):
+        self.assertEqual(console.where(CLEAN + OOPS_IN_TIMER),
+                         "RIP dl_group_account+0x2a/0x90; "
+                         "dl_task_release_bw < inactive_task_timer < __hrtimer_run_queues")
+
+    def test_warn_without_rip(self):
+        self.assertEqual(console.where(CLEAN + WARN), "")
+
+    def test_clean_log_has_no_place(self):
+        self.assertEqual(console.where(CLEAN), "")
+
+
 if __name__ == "__main__":
     unittest.main()
