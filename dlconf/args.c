@@ -52,6 +52,14 @@ const Verb args_verbs[] = {
           "Release a unit's reservation by hand",
           "Moves UNIT's threads back to SCHED_OTHER and gives its bandwidth back to\n"
           "its group. It is not admitted again until it restarts.\n" },
+        { "prepare", VERB_PREPARE, 1, 1, 0, "UNIT",
+          "Admit a starting unit before its main process (ExecStartPre=)",
+          "Run by the ExecStartPre= line that dlsched-generator adds to every unit\n"
+          "with X-Deadline keys: asks dld to admit UNIT, which is starting, so that\n"
+          "its cgroup's task template admits the main process as systemd attaches\n"
+          "it. Runs itself as SCHED_BATCH, which templates leave alone. Prints dld's\n"
+          "verdict; exits 0 even when dld is not running or refuses, so that the\n"
+          "unit always starts (dld applies the group's on_refusal itself).\n" },
         { "help", VERB_HELP, 0, 1, 0, "[VERB]",
           "Show this help, or a verb's",
           "" },

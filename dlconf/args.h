@@ -27,6 +27,7 @@ typedef enum VerbId {
         VERB_RELOAD,
         VERB_ADMIT,
         VERB_RELEASE,
+        VERB_PREPARE,
         VERB_HELP,
         _VERB_ID_MAX,
 } VerbId;

@@ -129,11 +129,17 @@ static int predict(CheckResult *res, Request *reqs, size_t n_reqs) {
         for (size_t i = 0; i < n_reqs; i++) {
                 if (reqs[i].invalid)
                         continue;
+                DeadlinePromote promote = PROMOTE_CGROUP;
+                char why[DEADLINE_WHY_MAX];
+
+                /* As dld: a unit that schedules its own threads reserves per CPU. */
+                (void) dropin_promote_resolve(reqs[i].req.promote, reqs[i].delegate, &promote, why, sizeof(why));
                 which[n] = i;
                 sr[n++] = (ServiceRequest) {
                         .unit = reqs[i].unit, .slice = reqs[i].slice, .group = reqs[i].req.group,
                         .runtime_usec = reqs[i].req.runtime_usec, .deadline_usec = reqs[i].req.deadline_usec,
                         .period_usec = reqs[i].req.period_usec, .threads = reqs[i].req.threads,
+                        .per_cpu = promote == PROMOTE_NONE,
                 };
         }
         r = predict_policy(&res->policy, res->cpus, sr, n, v);

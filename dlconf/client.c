@@ -222,6 +222,30 @@ int client_release(sd_bus *bus, const char *unit, sd_bus_error *error) {
         return call(bus, "ReleaseUnit", error, NULL, "s", unit);
 }
 
+int client_prepare(sd_bus *bus, const char *unit, const char *invocation, char **ret_state, char **ret_reason,
+                   sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        const char *state, *reason;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, DLD_BUS_NAME, DLD_BUS_PATH, DLD_BUS_INTERFACE, "PrepareUnit");
+        if (r < 0)
+                return r;
+        /* Never start dld for a unit: a dld that is not running is an answer. */
+        r = sd_bus_message_set_auto_start(m, false);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ss", unit, invocation);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, CALL_TIMEOUT_USEC, error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "ss", &state, &reason);
+        if (r < 0)
+                return r;
+        *ret_state = strdup(state);
+        *ret_reason = strdup(reason);
+        return *ret_state && *ret_reason ? 0 : -ENOMEM;
+}
+
 int client_reload(sd_bus *bus, sd_bus_error *error) {
         return call(bus, "Reload", error, NULL, NULL);
 }

@@ -15,6 +15,9 @@ int client_get_service(sd_bus *bus, const char *unit, DlconfService *ret, sd_bus
 int client_admit(sd_bus *bus, const char *unit, uint64_t runtime_usec, uint64_t deadline_usec,
                  uint64_t period_usec, uint32_t threads, sd_bus_error *error);
 int client_release(sd_bus *bus, const char *unit, sd_bus_error *error);
+/* PrepareUnit: dld's verdict for a starting unit ("none": no request). */
+int client_prepare(sd_bus *bus, const char *unit, const char *invocation, char **ret_state, char **ret_reason,
+                   sd_bus_error *error);
 int client_reload(sd_bus *bus, sd_bus_error *error);
 
 /* Pure: the exit status (EXIT_DLCONF_*) for a failed call, from the D-Bus

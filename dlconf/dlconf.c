@@ -3,6 +3,7 @@
  * (args.c), D-Bus calls (client.c) and output (format.c, check.c) live in
  * their own modules; this file has the verbs and their dispatch table. */
 
+#include <sched.h>
 #include <glob.h>
 
 #include "args.h"
@@ -258,6 +259,31 @@ static int verb_release(const DlconfArgs *a, sd_bus *bus, const char *unit) {
         return r < 0 ? bus_failure(unit, &error, r) : EXIT_DLCONF_OK;
 }
 
+/* From the unit's ExecStartPre=: never fails the unit. It runs in the
+ * unit's cgroup, whose template is about to admit every SCHED_NORMAL task
+ * there: as SCHED_BATCH it is not one of the unit's tasks. */
+static int verb_prepare(const DlconfArgs *a, sd_bus *bus, const char *unit) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *own = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *state = NULL, *reason = NULL, *msg = NULL;
+        const char *invocation = getenv("INVOCATION_ID");
+        int r;
+
+        (void) a, (void) bus;
+        (void) sched_setscheduler(0, SCHED_BATCH, &(struct sched_param) {});
+        r = client_open(&own);
+        if (r >= 0)
+                r = client_prepare(own, unit, invocation ?: "", &state, &reason, &error);
+        if (r < 0) {
+                msg = client_error_message(error.name, error.message, r);
+                printf("%s: not admitted before its start (%s): it starts as a normal service\n", unit,
+                       msg ?: "out of memory");
+                return EXIT_DLCONF_OK;
+        }
+        printf("%s: %s%s%s\n", unit, state, *reason ? ": " : "", reason);
+        return EXIT_DLCONF_OK;
+}
+
 /* What dispatch_verb() sets up before a verb runs. */
 enum {
         NEEDS_UNIT = 1 << 0,            /* args[0] as a unit name ("foo" is foo.service) */
@@ -282,6 +308,7 @@ static const VerbDispatch verbs[_VERB_ID_MAX] = {
         [VERB_RELOAD]  = { NEEDS_BUS,                                  verb_reload  },
         [VERB_ADMIT]   = { NEEDS_UNIT | NEEDS_BUS,                     verb_admit   },
         [VERB_RELEASE] = { NEEDS_UNIT | NEEDS_BUS,                     verb_release },
+        [VERB_PREPARE] = { NEEDS_UNIT,                                 verb_prepare },
 };
 
 /* Runs a->verb; returns the exit status. The unit argument is checked

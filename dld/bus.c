@@ -5,6 +5,7 @@
 #include "dlsched/dld-bus.h"
 #include "log.h"
 #include "predict.h"
+#include "service-threads.h"
 #include "service.h"
 #include "systemd-client.h"
 #include "unitname.h"
@@ -128,7 +129,13 @@ static int append_service(sd_bus_message *reply, const Service *s) {
                                      s->container_id ?: "", s->container_name ?: "");
 }
 
+/* Threads are counted when asked: nothing polls them. */
+static void count_threads(Manager *m, Service *s) {
+        service_threads_count(m, s);
+}
+
 static int append_service_at(Manager *m, sd_bus_message *reply, size_t i) {
+        count_threads(m, m->services[i]);
         return append_service(reply, m->services[i]);
 }
 
@@ -152,6 +159,7 @@ static int method_get_service(sd_bus_message *msg, void *userdata, sd_bus_error 
         s = service_find(m, unit) ?: containers_find(m, unit);
         if (!s)
                 return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
+        count_threads(m, s);
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
             (r = append_service(reply, s)) < 0)
                 return r;
@@ -188,6 +196,21 @@ static int method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_prepare_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *unit, *invocation, *state, *reason;
+        int r;
+
+        if ((r = check_root(msg, error)) < 0)
+                return r;
+        if ((r = sd_bus_message_read(msg, "ss", &unit, &invocation)) < 0)
+                return r;
+        r = service_unit_starting(m, unit, invocation, &state, &reason, error);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "ss", state, reason);
 }
 
 static int method_admit_container(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -334,6 +357,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_NO_RESULT, method_admit_unit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReleaseUnit", SD_BUS_ARGS("s", unit), SD_BUS_NO_RESULT,
                                 method_release_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("PrepareUnit", SD_BUS_ARGS("s", unit, "s", invocation_id),
+                                SD_BUS_RESULT("s", state, "s", reason), method_prepare_unit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("AdmitContainer",
                                 SD_BUS_ARGS("s", id, "s", name, "s", cgroup, "s", group, "t", runtime_usec,
                                             "t", deadline_usec, "t", period_usec, "u", threads),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Containers (the OCI hook, units/CONTAINERS.md): admitted as services
- * are, in the container's scope cgroup, with every thread of the scope's
- * subtree; kept in the run directory for a restart of dld. */
+ * are, by a task template in the cgroup of the container's init, the
+ * scope standing for the unit; kept in the run directory for a restart of
+ * dld. */
 #include "container.h"
 #include "containers.h"
 #include "dlsched/dld-bus.h"
@@ -41,10 +42,17 @@ Service *containers_find(Manager *m, const char *key) {
         return NULL;
 }
 
+Service *containers_find_scope(Manager *m, const char *scope) {
+        for (size_t i = 0; i < m->n_services; i++)
+                if (m->services[i]->container_id && streq_ptr(m->services[i]->unit, scope))
+                        return m->services[i];
+        return NULL;
+}
+
 void containers_forget(Manager *m, Service *s, const char *why) {
         records_container_remove(m->run_dir, s->container_id);
         if (s->state == SERVICE_ADMITTED) {
-                service_threads_to_normal(m, s);
+                service_threads_unfollow(m, s);
                 reservation_release(m, s);
                 journal_released(s, why);
         }
@@ -67,14 +75,15 @@ static int containers_new(Manager *m, const char *id, const char *name, const ch
         r = service_new(m, unit, &u, req, false, &s);
         if (r < 0)
                 return r;
-        s->promote = PROMOTE_SUBTREE;   /* crun runs the processes below the scope */
+        /* The cgroup of the container's init process: its template admits
+         * the container's processes, and those podman exec adds. */
+        s->promote = PROMOTE_CGROUP;
         s->container_id = strdup(id);
         s->container_name = strdup(name);
         if (!s->container_id || !s->container_name) {
                 service_forget(m, s);
                 return -ENOMEM;
         }
-        service_poll_wake(m);
         *ret = s;
         return 0;
 }

@@ -2,9 +2,10 @@
 #pragma once
 
 /* Containers (the OCI hook, units/CONTAINERS.md): the same admission as a
- * service's (service.h), in the container's scope cgroup, with every
- * thread of the scope's subtree. Kept in the run directory for a restart
- * of dld. */
+ * service's (service.h), by a task template in the cgroup of the
+ * container's init process (its scope, or crun's "container" below it),
+ * the scope standing for the unit. Kept in the run directory for a
+ * restart of dld. */
 
 #include <systemd/sd-bus.h>
 
@@ -13,9 +14,12 @@
 /* A container by its ID, the first 12 or more characters of it (if
  * unique), or its name (the latest admitted with it). */
 Service *containers_find(Manager *m, const char *key);
+/* The container whose scope unit is scope ("libpod-ID.scope"), or NULL. */
+Service *containers_find_scope(Manager *m, const char *scope);
 
-/* Admits a container in its scope cgroup (container_cgroup_split(): its
- * group is the one of the slice above it, or group if not empty); threads
+/* Admits a container in the cgroup of its init process, a scope or below
+ * one (container_cgroup_split(): its group is the one of the slice above
+ * the scope, or group if not empty); threads
  * as for service_admit_manual(). Returns 0 when admitted or degraded (the
  * group's on_refusal: *ret_state "admitted" or "degraded", *ret_reason
  * why it was refused, "" when admitted; both point into the entry), or a

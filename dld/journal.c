@@ -67,23 +67,29 @@ void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
 
 void journal_admitted(const Service *s, uint64_t free_bw) {
         char rt[TIMESPAN_MAX], pe[TIMESPAN_MAX], dl[TIMESPAN_MAX], pct[ADMISSION_PERCENT_MAX] = "unlimited", res[ADMISSION_PERCENT_MAX], th[16];
-        char who[CONTAINER_NAME_MAX + 64], thr[96];
+        char who[CONTAINER_NAME_MAX + 64], thr[96], how[TIMESPAN_MAX + 64];
 
         if (free_bw != DL_BW_UNLIMITED)
                 admission_bw_to_percent(pct, sizeof(pct), free_bw);
         admission_threads_to_string(th, sizeof(th), s->req.threads);
         if (s->promote == PROMOTE_NONE)
                 snprintf(thr, sizeof(thr), "threads left to the unit (%u SCHED_DEADLINE in its subtree)", s->threads_dl);
+        else if (s->by_template)
+                snprintf(thr, sizeof(thr), "its tasks SCHED_DEADLINE as they start (%u now)", s->threads_dl);
         else
                 snprintf(thr, sizeof(thr), "%u thread(s) SCHED_DEADLINE", s->threads_dl);
+        timespan_format(pe, sizeof(pe), s->req.period_usec);
+        if (s->by_template)
+                snprintf(how, sizeof(how), "a task template");
+        else
+                snprintf(how, sizeof(how), "%" PRIu64 "us of each CPU every %s", s->reserved_runtime_us, pe);
         sd_journal_send("MESSAGE=%s: deadline request %s/%s/%s x %s thread%s admitted in group %s: reserves %s "
-                        "(%" PRIu64 "us of each CPU every %s), %s; %s left in the group",
+                        "(%s), %s; %s left in the group",
                         subject(s, who, sizeof(who)),
                         timespan_format(rt, sizeof(rt), s->req.runtime_usec),
                         timespan_format(dl, sizeof(dl), s->req.deadline_usec),
-                        timespan_format(pe, sizeof(pe), s->req.period_usec),
-                        th, s->req.threads == 1 ? "" : "s",
-                        s->group ?: "-", admission_bw_to_percent(res, sizeof(res), s->reserved_bw), s->reserved_runtime_us, pe,
+                        pe, th, s->req.threads == 1 ? "" : "s",
+                        s->group ?: "-", admission_bw_to_percent(res, sizeof(res), s->reserved_bw), how,
                         thr, pct,
                         "MESSAGE_ID=" DLD_MESSAGE_ADMITTED,
                         "PRIORITY=%d", LOG_INFO,
@@ -91,11 +97,30 @@ void journal_admitted(const Service *s, uint64_t free_bw) {
                         "DLD_GROUP=%s", s->group ?: "",
                         "DLD_RESERVED_BW=%" PRIu64, s->reserved_bw,
                         "DLD_RESERVED_RUNTIME_USEC=%" PRIu64, s->reserved_runtime_us,
+                        "DLD_RESERVED_BY=%s", s->by_template ? "template" : "cpu",
                         "DLD_THREADS_REQUESTED=%s", th,
                         "DLD_FREE_BW=%" PRIu64, free_bw == DL_BW_UNLIMITED ? 0 : free_bw,
                         "DLD_THREADS=%u", s->threads_dl,
                         "DLD_SOURCE=%s", s->container_id ? "container" : s->manual ? "manual" : "dropin",
                         "DLD_PROMOTE=%s", dropin_promote_to_string(s->promote),
+                        CONTAINER_FIELDS(s),
+                        NULL);
+}
+
+void journal_threads_over(const Service *s, unsigned deadline, unsigned over) {
+        char who[CONTAINER_NAME_MAX + 64], th[16];
+
+        admission_threads_to_string(th, sizeof(th), s->req.threads);
+        sd_journal_send("MESSAGE=%s: %u task(s) beyond the %s the unit reserves run as normal tasks "
+                        "(%u SCHED_DEADLINE)", subject(s, who, sizeof(who)), over, th, deadline,
+                        "MESSAGE_ID=" DLD_MESSAGE_THREADS_OVER,
+                        "PRIORITY=%d", LOG_NOTICE,
+                        "UNIT=%s", s->unit,
+                        "OBJECT_SYSTEMD_UNIT=%s", s->unit,
+                        "DLD_GROUP=%s", s->group ?: "",
+                        "DLD_THREADS=%u", deadline,
+                        "DLD_THREADS_OVER=%u", over,
+                        "DLD_THREADS_REQUESTED=%s", th,
                         CONTAINER_FIELDS(s),
                         NULL);
 }

@@ -21,13 +21,18 @@
 void journal_refused(const Service *s, const char *group, RefusedBy by, int err,
                      uint64_t free_bw, const char *reason, const char *action);
 /* PRIORITY=6: DLD_RESERVED_BW= (the unit's cgroup on all CPUs),
- * DLD_RESERVED_RUNTIME_USEC= (its cpu.dl_runtime_us), DLD_THREADS_REQUESTED=,
- * DLD_FREE_BW=, DLD_THREADS= (made SCHED_DEADLINE; with DLD_PROMOTE=none,
- * found so in the unit's subtree), DLD_SOURCE= (dropin, manual, container),
- * DLD_PROMOTE= (which threads dld switches: cgroup, subtree for a container,
- * none for a delegated unit or X-DeadlinePromote=none). */
+ * DLD_RESERVED_BY= (template, or cpu for a unit that schedules its own
+ * threads), DLD_RESERVED_RUNTIME_USEC= (its cpu.dl_runtime_us; 0 for a
+ * template), DLD_THREADS_REQUESTED=, DLD_FREE_BW=, DLD_THREADS=
+ * (SCHED_DEADLINE at admission; with DLD_PROMOTE=none, found so in the
+ * unit's subtree), DLD_SOURCE= (dropin, manual, container), DLD_PROMOTE=
+ * (cgroup: the template admits the cgroup's tasks; none for a delegated
+ * unit or X-DeadlinePromote=none). */
 void journal_admitted(const Service *s, uint64_t free_bw);
 /* PRIORITY=6: DLD_REASON=. */
+/* PRIORITY=5: a template unit's tasks found no room and run as normal
+ * tasks (not a refusal): DLD_THREADS=, DLD_THREADS_OVER=, DLD_THREADS_REQUESTED=. */
+void journal_threads_over(const Service *s, unsigned deadline, unsigned over);
 void journal_released(const Service *s, const char *why);
 /* A unit's drop-in keys are malformed: PRIORITY=3, DLD_FILE=, DLD_LINE=. */
 void journal_dropin_invalid(const char *unit, const char *file, const char *where, const char *message);

@@ -5,7 +5,6 @@
 #include "bus.h"
 #include "log.h"
 #include "manager.h"
-#include "timespan.h"
 
 static void help(void) {
         printf("Usage: dld [OPTIONS]\n\n"
@@ -13,19 +12,16 @@ static void help(void) {
                "admits services that request SCHED_DEADLINE in their unit drop-ins.\n\n"
                "  -p, --policy-dir=DIR   policy directory (default %s)\n"
                "      --run-dir=DIR      state directory (default %s)\n"
-               "      --poll=TIME        how often threads of admitted services are checked\n"
-               "                         (systemd time span, default 50ms)\n"
                "  -h, --help             this text\n"
                "      --version          version\n",
                DLD_DEFAULT_POLICY_DIR, DLD_DEFAULT_RUN_DIR);
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_RUN_DIR = 0x100, ARG_POLL, ARG_VERSION };
+        enum { ARG_RUN_DIR = 0x100, ARG_VERSION };
         static const struct option options[] = {
                 { "policy-dir", required_argument, NULL, 'p' },
                 { "run-dir", required_argument, NULL, ARG_RUN_DIR },
-                { "poll", required_argument, NULL, ARG_POLL },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -41,12 +37,6 @@ int main(int argc, char *argv[]) {
                         break;
                 case ARG_RUN_DIR:
                         o.run_dir = optarg;
-                        break;
-                case ARG_POLL:
-                        if (timespan_parse(optarg, &o.poll_usec) < 0 || o.poll_usec < 1000) {
-                                fprintf(stderr, "dld: --poll=%s: not a time span of at least 1ms\n", optarg);
-                                return 2;
-                        }
                         break;
                 case 'h':
                         help();

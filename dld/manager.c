@@ -53,7 +53,6 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
         m->run_dir = strdup(o->run_dir ?: DLD_DEFAULT_RUN_DIR);
         if (!m->policy_dir || !m->run_dir)
                 return -ENOMEM;
-        m->poll_usec = o->poll_usec ?: DLD_DEFAULT_POLL_USEC;
         r = kernelfs_new(o->root, &m->kfs);
         if (r < 0)
                 return r;
@@ -69,7 +68,6 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         /* Forget, do not release: reservations outlive dld. */
         service_forget_all(m);
-        sd_event_source_unref(m->poll_source);
         sd_event_source_unref(m->trim_source);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
@@ -280,46 +278,29 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
         return sd_event_exit(m->event, 0);
 }
 
-/* New threads of every entry to SCHED_DEADLINE. A container that went
- * without its poststop hook (the hook failed, dld was down): its cgroup is
- * gone, and the reservation with it. */
-static void sync_threads(Manager *m) {
-        for (size_t i = 0; i < m->n_services; i++) {
-                Service *s = m->services[i];
-
-                if (s->container_id && !kernelfs_cgroup_exists(m->kfs, s->cgroup)) {
-                        containers_forget(m, s, "the container's cgroup is gone");
-                        i--;
-                        continue;
-                }
-                service_sync_threads(m, s);
-        }
-}
-
-static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
-        sync_threads(m);
-        /* Nothing to follow: no wakeups until a service is admitted. */
-        if (!service_needs_poll(m))
-                return sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        (void) sd_event_source_set_time(s, usec + m->poll_usec);
-        return 0;
-}
-
 static void handle_state(Manager *m, const char *unit, const char *state) {
         int r;
 
-        if (!unitname_is_service(unit))
+        if (!unitname_is_service(unit)) {
+                /* A container's scope empties when its processes are gone (the
+                 * poststop hook may come later, or never): the kernel took the
+                 * bandwidth back with the cgroup. */
+                Service *s = containers_find_scope(m, unit);
+
+                if (s && (streq_ptr(state, "inactive") || streq_ptr(state, "failed")))
+                        containers_forget(m, s, "the container's cgroup is gone");
                 return;
+        }
         if (streq_ptr(state, "active") || streq_ptr(state, "reloading")) {
                 r = service_unit_active(m, unit);
                 if (r < 0)
                         log_warning("%s: cannot follow: %s", unit, strerror(-r));
-        } else if (streq_ptr(state, "inactive") || streq_ptr(state, "failed") || streq_ptr(state, "deactivating") ||
-                   streq_ptr(state, "activating"))
-                /* "activating" after "active" is a restart (auto-restart): the
-                 * old run's decision no longer holds. */
+        } else if (streq_ptr(state, "activating"))
+                /* After "active", a restart (auto-restart): the old run's
+                 * decision no longer holds. A unit admitted from its
+                 * ExecStartPre= (PrepareUnit) keeps its decision. */
+                service_unit_restarting(m, unit);
+        else if (streq_ptr(state, "inactive") || streq_ptr(state, "failed") || streq_ptr(state, "deactivating"))
                 service_unit_inactive(m, unit);
 }
 
@@ -546,16 +527,6 @@ int manager_start(Manager *m) {
         containers_restore(m);
         orphans_release(m);
 
-        /* sd-event's default accuracy (250 ms) would let a new thread wait
-         * five polls for SCHED_DEADLINE: 1 ms, or a tenth of the interval. */
-        r = sd_event_add_time_relative(m->event, &m->poll_source, CLOCK_MONOTONIC, m->poll_usec,
-                                       MIN(m->poll_usec / 10, (uint64_t) USEC_PER_MSEC) ?: 1, on_poll, m);
-        if (r < 0)
-                return r;
-        r = sd_event_source_set_enabled(m->poll_source, SD_EVENT_ON);
-        if (r < 0)
-                return r;
-
         return sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
 }
 
@@ -573,8 +544,7 @@ int manager_publish(Manager *m) {
         else
                 (void) sd_notifyf(false, "READY=1\nSTATUS=Policy: %zu group(s), %zu service(s)",
                                   m->policy.n_groups, m->n_services);
-        log_info("dld %s ready: policy %s, %zu service(s) followed, threads checked every %" PRIu64 "ms",
-                 DLD_VERSION, m->policy_dir, m->n_services, (uint64_t) (m->poll_usec / USEC_PER_MSEC));
+        log_info("dld %s ready: policy %s, %zu service(s) followed", DLD_VERSION, m->policy_dir, m->n_services);
         return 0;
 }
 

@@ -2,7 +2,8 @@
 #pragma once
 
 /* The daemon's event loop: it owns the Manager (types.h), reads the
- * policy, listens to systemd and runs the thread poll. */
+ * policy and listens to systemd; the kernel's task templates admit the
+ * threads, so nothing polls. */
 
 #include "types.h"
 
@@ -10,7 +11,6 @@ typedef struct ManagerOptions {
         const char *policy_dir;
         const char *run_dir;
         const char *root;       /* kernel file prefix, "" normally */
-        uint64_t poll_usec;
 } ManagerOptions;
 
 int manager_new(const ManagerOptions *o, Manager **ret);

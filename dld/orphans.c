@@ -20,10 +20,22 @@ static void release_orphans_under(Manager *m, char * const *group_cgroups, const
                 return;
         for (char **c = children; *c; c++) {
                 _cleanup_free_ char *path = NULL;
+                DlTemplate t;
                 int64_t rt;
 
                 if (asprintf(&path, "%s/%s", cgroup, *c) < 0)
                         return;
+                if (!strv_contains(group_cgroups, path) && !is_service_cgroup(m, path) &&
+                    kernelfs_template_read(m->kfs, path, &t) == 0 && t.nr > 0) {
+                        /* Its tasks go back to SCHED_OTHER with it. */
+                        int r = kernelfs_template_write(m->kfs, path, &(DlTemplate) {});
+
+                        if (r < 0)
+                                log_warning("cannot release orphaned task template of %s: %s", path, strerror(-r));
+                        else
+                                log_notice("released orphaned task template of %s (%u tasks): no admitted unit owns it",
+                                           path, t.nr);
+                }
                 if (!strv_contains(group_cgroups, path) && !is_service_cgroup(m, path) &&
                     kernelfs_cgroup_read(m->kfs, path, "cpu.dl_runtime_us", &rt) == 0 && rt > 0) {
                         int r = kernelfs_cgroup_write(m->kfs, path, "cpu.dl_runtime_us", -1);

@@ -28,12 +28,58 @@ void reservation_release(Manager *m, Service *s) {
 
         if (!s->cgroup)
                 return;
-        r = kernelfs_cgroup_write(m->kfs, s->cgroup, "cpu.dl_runtime_us", -1);
+        if (s->by_template)
+                /* Its tasks go back to SCHED_OTHER, the reservation to the group. */
+                r = kernelfs_template_write(m->kfs, s->cgroup, &(DlTemplate) {});
+        else
+                r = kernelfs_cgroup_write(m->kfs, s->cgroup, "cpu.dl_runtime_us", -1);
         if (r < 0 && r != -ENOENT)
                 log_warning("%s: cannot release the reservation of %s: %s", s->unit, s->cgroup, strerror(-r));
 }
 
-/* Writes the unit cgroup's reservation for req's threads: the per-CPU
+static bool template_equal(const DlTemplate *a, const DlTemplate *b) {
+        return a->nr == b->nr && a->runtime_usec == b->runtime_usec && a->deadline_usec == b->deadline_usec &&
+               a->period_usec == b->period_usec;
+}
+
+/* The template for s->req. A different template in place (a new request
+ * by hand) goes first, so that every task takes the new parameters: its
+ * tasks are normal until the new one admits them again. If the new one
+ * does not fit, the old one is put back. */
+static int reservation_set_template(Manager *m, Service *s) {
+        unsigned cpus = kernelfs_cpus(m->kfs);
+        DlTemplate t = {
+                .nr = admission_threads_count(s->req.threads, cpus),
+                .runtime_usec = s->req.runtime_usec,
+                .deadline_usec = s->req.deadline_usec ?: s->req.period_usec,
+                .period_usec = s->req.period_usec,
+        }, old;
+        int r;
+
+        r = kernelfs_template_read(m->kfs, s->cgroup, &old);
+        if (r < 0)
+                return r;
+        if (!template_equal(&old, &t)) {        /* else in place already: dld restarted */
+                if (old.nr > 0) {
+                        r = kernelfs_template_write(m->kfs, s->cgroup, &(DlTemplate) {});
+                        if (r < 0)
+                                return r;
+                }
+                r = kernelfs_template_write(m->kfs, s->cgroup, &t);
+                if (r < 0) {
+                        if (old.nr > 0 && kernelfs_template_write(m->kfs, s->cgroup, &old) < 0)
+                                log_warning("%s: cannot put the previous task template back in %s", s->unit, s->cgroup);
+                        return r;
+                }
+        }
+        s->by_template = true;
+        s->reserved_runtime_us = 0;
+        s->reserved_bw = admission_template_bw(t.runtime_usec, t.period_usec, t.nr, cpus);
+        return 0;
+}
+
+/* Writes the unit cgroup's reservation for req's threads: its task
+ * template, or (a unit that schedules its own threads, a container) the per-CPU
  * runtime that holds exactly that many (admission_threads_runtime()), with the
  * request's period. Runtime and period are separate writes, each checked
  * by the kernel: try both orders, restore on failure. -ERANGE: the threads
@@ -42,6 +88,9 @@ int reservation_set(Manager *m, Service *s) {
         int64_t old_rt, old_pe, rt, pe = (int64_t) s->req.period_usec;
         uint64_t runtime;
         int r;
+
+        if (s->promote == PROMOTE_CGROUP)
+                return reservation_set_template(m, s);
 
         r = admission_threads_runtime(s->req.runtime_usec, s->req.period_usec, s->req.threads, kernelfs_cpus(m->kfs), &runtime);
         if (r < 0)
@@ -73,6 +122,7 @@ int reservation_set(Manager *m, Service *s) {
                 }
         if (r < 0)
                 return r;
+        s->by_template = false;
         s->reserved_runtime_us = runtime;
         s->reserved_bw = admission_capacity(kernelfs_cpus(m->kfs), rt, s->req.period_usec);
         return 0;
@@ -84,6 +134,7 @@ ServiceRequest reservation_request(const Service *s, const DeadlineRequest *req)
                 .unit = s->unit, .slice = s->slice, .group = req->group,
                 .runtime_usec = req->runtime_usec, .deadline_usec = req->deadline_usec,
                 .period_usec = req->period_usec, .threads = req->threads,
+                .per_cpu = s->promote != PROMOTE_CGROUP,
         };
 }
 

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* A service's reservation: the unit cgroup's cpu.dl_runtime_us and
- * cpu.dl_period_us, and the free bandwidth of its group around it. */
+/* A service's reservation, and the free bandwidth of its group around it.
+ * A unit whose threads dld follows (X-DeadlinePromote=cgroup) reserves
+ * through its cgroup's task template (cpu.dl_template): exactly its N
+ * tasks' bandwidth, and the kernel makes each task of the cgroup
+ * SCHED_DEADLINE as it is attached or forked, while there is room. A
+ * unit that schedules its own threads (X-DeadlinePromote=none) reserves
+ * per CPU (cpu.dl_runtime_us, cpu.dl_period_us). */
 
 #include "predict.h"
 #include "types.h"
@@ -11,7 +16,8 @@
  * (DL_BW_UNLIMITED when unknown). */
 uint64_t reservation_group_free_bw(Manager *m, const char *group);
 /* Writes the reservation for s->req's threads; 0 or a negative errno,
- * the cgroup's old values restored. -ERANGE: more than the CPUs. */
+ * the cgroup's old values restored. -ERANGE: more than the CPUs (per-CPU
+ * reservations). Sets s->by_template. */
 int reservation_set(Manager *m, Service *s);
 void reservation_release(Manager *m, Service *s);
 /* req of s as the admission model takes it. */

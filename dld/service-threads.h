@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* A service's threads: to SCHED_DEADLINE with its request (or only
- * counted, for a unit whose threads are its own), and back. */
+/* A service's threads: the kernel's task template makes them
+ * SCHED_DEADLINE; dld counts them, and follows the template's stat file. */
 
 #include <sys/types.h>
 
 #include "types.h"
 
-/* 0, or the kernel's negative errno for the thread *ret_tid. Counts in
- * s->threads_dl and s->threads_total. */
-int service_threads_to_deadline(Manager *m, Service *s, pid_t *ret_tid);
-void service_threads_to_normal(Manager *m, Service *s);
-/* Why the kernel refused SCHED_DEADLINE for one of the unit's threads
- * (which: "thread", "new thread"); allocated, NULL when out of memory. */
-char *service_threads_refusal(Manager *m, const Service *s, const char *which, pid_t tid, int err);
+/* An admitted service's threads: counted; a unit that schedules its own
+ * gets its request's deadline limits (and loses them on unfollow). */
+void service_threads_follow(Manager *m, Service *s);
+void service_threads_unfollow(Manager *m, Service *s);
+/* Counts the unit's threads again (and, for a template unit, those its
+ * template had no room for: a new one is logged). */
+void service_threads_count(Manager *m, Service *s);
+/* A template unit: follows its template's stat file (inotify), so that
+ * dld learns of tasks beyond its reservation without polling. */
+int service_threads_watch(Manager *m, Service *s);
+void service_threads_unwatch(Service *s);

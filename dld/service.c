@@ -30,6 +30,7 @@ const char *service_state_to_string(ServiceState s) {
 
 static Service *service_free(Service *s) {
         if (s) {
+                service_threads_unwatch(s);
                 free(s->unit);
                 free(s->cgroup);
                 free(s->slice);
@@ -96,7 +97,7 @@ static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const 
         RefusalAction action = gi >= 0 ? m->policy.groups[gi].on_refusal : REFUSAL_DEGRADE;
         const char *action_name = take_action ? policy_refusal_action_to_string(action) : "none";
 
-        service_threads_to_normal(m, s);
+        service_threads_unfollow(m, s);
         reservation_release(m, s);
         (void) set_reason(s, reason);
         log_warning("%s: deadline request refused by %s: %s", s->unit, predict_refused_by_to_string(by), reason);
@@ -117,7 +118,6 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
         ServiceRequest sr = reservation_request(s, &s->req);
         _cleanup_free_ char *reason = NULL;
         uint64_t free_bw;
-        pid_t tid = 0;
         int gi, r;
 
         r = predict_check_request(&m->policy, &sr, 0, &gi, &reason);
@@ -169,18 +169,9 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
                 return r;
         }
 
-        r = service_threads_to_deadline(m, s, &tid);
-        if (r < 0) {
-                reason = service_threads_refusal(m, s, "thread", tid, r);
-                if (!reason)
-                        return -ENOMEM;
-                service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, reservation_group_free_bw(m, s->group), take_action);
-                (void) sd_bus_error_set(error, DLD_ERROR_REFUSED, reason);
-                return r;
-        }
-
         s->state = SERVICE_ADMITTED;
-        service_poll_wake(m);
+        service_threads_follow(m, s);
+        (void) service_threads_watch(m, s);
         free(s->reason);
         s->reason = NULL;
         journal_admitted(s, reservation_group_free_bw(m, s->group));
@@ -218,35 +209,39 @@ int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest
         return 0;
 }
 
-int service_unit_active(Manager *m, const char *unit) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
+/* Decides for the activation u of unit, once: admits its request, if it
+ * has one. starting: asked from the unit's ExecStartPre= (it is still
+ * activating, its main process not yet started). */
+static int service_decide(Manager *m, const char *unit, const UnitInfo *u, bool starting) {
         DeadlineRequest req;
         bool manual;
         Service *s;
         int r;
 
-        r = systemd_unit_info(m->bus, unit, &u, &e);
-        if (r < 0)
-                return r;
         s = service_find(m, unit);
-        if (s && streq_ptr(s->invocation, u.invocation))
-                return 0;       /* already decided for this activation */
+        if (s && streq_ptr(s->invocation, u->invocation)) {
+                /* Already decided for this activation. A unit that schedules
+                 * its own threads gets its limits now that its processes run. */
+                if (!starting && s->state == SERVICE_ADMITTED && s->promote == PROMOTE_NONE)
+                        service_threads_follow(m, s);
+                return 0;
+        }
         if (s)
                 /* Restarted without dld seeing it stop (systemd coalesces
                  * state changes): what was decided is for a past run. */
                 service_unit_inactive(m, unit);
-        if (!u.cgroup || !*u.cgroup ||
-            !(streq_ptr(u.active_state, "active") || streq_ptr(u.active_state, "reloading")))
+        if (!u->cgroup || !*u->cgroup ||
+            !(streq_ptr(u->active_state, "active") || streq_ptr(u->active_state, "reloading") ||
+              (starting && streq_ptr(u->active_state, "activating"))))
                 return 0;       /* stopped again before we got here */
-        r = request_read(m->run_dir, unit, &u, &req, &manual);
+        r = request_read(m->run_dir, unit, u, &req, &manual);
         if (r < 0)
                 return r == -ENOENT || r == -EINVAL ? 0 : r;
-        r = service_new(m, unit, &u, &req, manual, &s);
+        r = service_new(m, unit, u, &req, manual, &s);
         dropin_request_done(&req);
         if (r < 0)
                 return r;
-        if (records_release_held(m->run_dir, unit, u.invocation)) {
+        if (records_release_held(m->run_dir, unit, u->invocation)) {
                 s->state = SERVICE_RELEASED;
                 log_info("%s: released by hand in this run of the unit: not admitted again", unit);
                 return 0;
@@ -255,6 +250,54 @@ int service_unit_active(Manager *m, const char *unit) {
         if (r == -ESRCH)
                 service_forget(m, s);
         return r == -ENOMEM ? r : 0;
+}
+
+int service_unit_active(Manager *m, const char *unit) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
+        int r;
+
+        r = systemd_unit_info(m->bus, unit, &u, &e);
+        if (r < 0)
+                return r;
+        return service_decide(m, unit, &u, false);
+}
+
+int service_unit_starting(Manager *m, const char *unit, const char *invocation, const char **ret_state,
+                          const char **ret_reason, sd_bus_error *error) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
+        Service *s;
+        int r;
+
+        if (!unitname_is_service(unit))
+                return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST, "\"%s\" is not a service unit name", unit);
+        r = systemd_unit_info(m->bus, unit, &u, &e);
+        if (r < 0 || streq_ptr(u.load_state, "not-found"))
+                return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
+        if (*invocation && !streq_ptr(u.invocation, invocation))
+                return sd_bus_error_setf(error, DLD_ERROR_UNIT_NOT_ACTIVE,
+                                         "%s is not in its activation %s (systemd has %s)", unit, invocation,
+                                         u.invocation && *u.invocation ? u.invocation : "none");
+        r = service_decide(m, unit, &u, true);
+        if (r < 0)
+                return r;
+        s = service_find(m, unit);
+        *ret_state = s ? service_state_to_string(s->state) : "none";
+        *ret_reason = s && s->reason ? s->reason : "";
+        return 0;
+}
+
+void service_unit_restarting(Manager *m, const char *unit) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
+        Service *s = service_find(m, unit);
+
+        if (!s)
+                return;
+        if (systemd_unit_info(m->bus, unit, &u, &e) >= 0 && streq_ptr(u.invocation, s->invocation))
+                return;         /* decided for this activation, from its ExecStartPre= */
+        service_unit_inactive(m, unit);
 }
 
 void service_unit_inactive(Manager *m, const char *unit) {
@@ -281,7 +324,6 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_
         DeadlineRequest old = s->req;
         Service refused;
         RefusedBy by = REFUSED_BY_POLICY;
-        pid_t tid = 0;
         int gi, r;
 
         r = predict_check_request(&m->policy, &sr, 0, &gi, &reason);
@@ -299,17 +341,8 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_
                         reason = reservation_refusal_reason(m, s, req, r, reservation_group_free_bw(m, s->group));
                         if (!reason)
                                 return -ENOMEM;
-                } else if ((r = service_threads_to_deadline(m, s, &tid)) < 0) {
-                        pid_t refused_tid = tid;
-
-                        /* Back to the old parameters, then the old reservation. */
-                        s->req = old;
-                        (void) service_threads_to_deadline(m, s, &tid);
-                        (void) reservation_set(m, s);
-                        if (asprintf(&reason, "the kernel refused the new parameters for thread %d (%s)",
-                                     (int) refused_tid, strerror(-r)) < 0)
-                                return -ENOMEM;
-                }
+                } else
+                        service_threads_follow(m, s);
         }
         if (r == -ENOMEM)
                 return r;
@@ -397,56 +430,10 @@ int service_release_manual(Manager *m, const char *unit, sd_bus_error *error) {
                 log_warning("%s: cannot record the release: %s; a restart of dld would admit it again",
                             unit, strerror(-r));
         if (s->state == SERVICE_ADMITTED) {
-                service_threads_to_normal(m, s);
+                service_threads_unfollow(m, s);
                 reservation_release(m, s);
                 journal_released(s, "released by hand");
         }
         s->state = SERVICE_RELEASED;
         return 0;
-}
-
-/* Containers */
-
-void service_sync_threads(Manager *m, Service *s) {
-        _cleanup_free_ char *reason = NULL;
-        pid_t tid = 0;
-        int r;
-
-        if (s->state != SERVICE_ADMITTED)
-                return;
-        /* A delegated unit's threads are only counted (for dlconf):
-         * its whole subtree, once a second rather than every poll. */
-        if (s->promote == PROMOTE_NONE) {
-                uint64_t now;
-
-                /* The event loop's own clock: this runs from its poll timer. */
-                if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
-                    now - s->counted_usec < USEC_PER_SEC)
-                        return;
-                s->counted_usec = now;
-        }
-        r = service_threads_to_deadline(m, s, &tid);
-        if (r >= 0)
-                return;
-        reason = service_threads_refusal(m, s, "new thread", tid, r);
-        if (!reason)
-                return;
-        service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, reservation_group_free_bw(m, s->group), !s->manual);
-}
-
-bool service_needs_poll(Manager *m) {
-        for (size_t i = 0; i < m->n_services; i++)
-                if (m->services[i]->state == SERVICE_ADMITTED || m->services[i]->container_id)
-                        return true;
-        return false;
-}
-
-void service_poll_wake(Manager *m) {
-        int enabled = SD_EVENT_OFF;
-
-        if (!m->poll_source || sd_event_source_get_enabled(m->poll_source, &enabled) < 0 || enabled != SD_EVENT_OFF)
-                return;
-        if (sd_event_source_set_time_relative(m->poll_source, m->poll_usec) < 0 ||
-            sd_event_source_set_enabled(m->poll_source, SD_EVENT_ON) < 0)
-                log_warning("cannot start the thread poll: new threads wait for the next admission");
 }

@@ -31,6 +31,15 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
 /* A unit became active (or dld starts and finds it active): admits it if it
  * has a request. A unit stopped: releases. */
 int service_unit_active(Manager *m, const char *unit);
+/* A unit followed is activating: a restart ends what was decided for its
+ * previous run, unless the decision is for this activation already. */
+void service_unit_restarting(Manager *m, const char *unit);
+/* A unit's ExecStartPre= asks (PrepareUnit): admits it before its main
+ * process starts, so that the template is there when systemd attaches it.
+ * invocation: the InvocationID= the asking process runs in ("" any).
+ * *ret_state: "admitted", "degraded", ... or "none" (no request). */
+int service_unit_starting(Manager *m, const char *unit, const char *invocation, const char **ret_state,
+                          const char **ret_reason, sd_bus_error *error);
 void service_unit_inactive(Manager *m, const char *unit);
 
 /* Admits by hand / releases by hand (bus); threads as X-DeadlineThreads=
@@ -39,11 +48,3 @@ void service_unit_inactive(Manager *m, const char *unit);
 int service_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
                          unsigned threads, sd_bus_error *error);
 int service_release_manual(Manager *m, const char *unit, sd_bus_error *error);
-
-/* Re-checks the threads of an admitted entry (the manager's poll). */
-void service_sync_threads(Manager *m, Service *s);
-/* The thread poll (manager.c) runs only while a service is admitted or a
- * container followed: an idle dld never wakes. service_needs_poll() says
- * whether it has anything to do; service_poll_wake() restarts it. */
-bool service_needs_poll(Manager *m);
-void service_poll_wake(Manager *m);

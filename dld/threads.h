@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* The threads of a unit's cgroup in and out of SCHED_DEADLINE (sched_setattr()
- * on every thread listed in cgroup.threads, or tasks on v1). */
+/* The threads of a unit's cgroup (cgroup.threads, or tasks on v1): counted,
+ * and given the deadline limits of a unit that schedules its own. The
+ * kernel's task templates make them SCHED_DEADLINE. */
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -14,20 +15,6 @@
 typedef struct ThreadCount {
         unsigned deadline, total;
 } ThreadCount;
-
-/* subtree: the threads of the cgroup's descendants too, but for those
- * with a reservation of their own (kernelfs_cgroup_threads_subtree()): a
- * container's processes run in cgroups below its scope. */
-
-/* Every thread of the cgroup to SCHED_DEADLINE with req's parameters. A
- * thread id reused meanwhile by a task outside the cgroup gets its own
- * policy back. Returns 0, or the errno of a refused thread with its id in
- * *ret_tid; the threads counted in *ret_count either way. */
-int threads_to_deadline(KernelFs *kfs, const char *cgroup, bool subtree, const char *unit, const DeadlineRequest *req,
-                        ThreadCount *ret_count, pid_t *ret_tid);
-
-/* The cgroup's SCHED_DEADLINE threads back to SCHED_OTHER. */
-void threads_to_normal(KernelFs *kfs, const char *cgroup, bool subtree);
 
 /* Counts the threads of the cgroup's whole subtree and those of them that
  * are SCHED_DEADLINE, switching none: a unit whose threads are its own

@@ -16,9 +16,6 @@
 
 #define DLD_DEFAULT_POLICY_DIR "/etc/dld/policies.d"
 #define DLD_DEFAULT_RUN_DIR "/run/dld"
-/* How often the threads of admitted services are checked for new ones:
- * the bound on how long a new thread runs before it is SCHED_DEADLINE. */
-#define DLD_DEFAULT_POLL_USEC (50 * 1000ULL)
 
 typedef enum ServiceState {
         SERVICE_ADMITTED,       /* reservation in place, threads SCHED_DEADLINE */
@@ -41,10 +38,15 @@ typedef struct Service {
          * resolved): CGROUP, NONE (a delegated unit: counted, never
          * touched), SUBTREE (a container). */
         DeadlinePromote promote;
-        uint64_t counted_usec;  /* PROMOTE_NONE: CLOCK_MONOTONIC of the last count */
         bool limits_warned;     /* PROMOTE_NONE: logged that its deadline limits could not be set */
         unsigned threads_dl, threads_total;
-        uint64_t reserved_runtime_us;   /* cpu.dl_runtime_us written for its threads, when admitted */
+        /* Reserved through its cgroup's task template (X-DeadlinePromote=cgroup):
+         * the kernel admits its threads; the template's stat file is watched. */
+        bool by_template;
+        unsigned template_over;         /* highest nr_over logged: tasks it had no room for */
+        sd_event_source *template_watch;
+        struct Manager *manager;        /* for template_watch's callback */
+        uint64_t reserved_runtime_us;   /* cpu.dl_runtime_us written for its threads (0: a template) */
         uint64_t reserved_bw;           /* what that reserves on all CPUs */
         /* A container (AdmitContainer, the OCI hook) instead of a service:
          * unit is its scope ("libpod-ID.scope"), cgroup the scope's. */
@@ -62,8 +64,6 @@ typedef struct Manager {
         Policy policy;          /* in force */
         Service **services;
         size_t n_services;
-        uint64_t poll_usec;
-        sd_event_source *poll_source;
         sd_event_source *trim_source;   /* malloc_trim() after a burst of signals */
         bool dl_groups;         /* the kernel has cpu.dl_runtime_us */
         bool policy_restored;   /* started with the copy in run_dir/applied */

@@ -15,6 +15,10 @@ unsigned admission_threads_count(unsigned threads, unsigned cpus) {
         return threads == DL_THREADS_ALL ? cpus : threads;
 }
 
+uint64_t admission_template_bw(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus) {
+        return (uint64_t) admission_threads_count(threads, cpus) * admission_to_ratio(period_us, runtime_us);
+}
+
 int admission_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus,
                        uint64_t *ret_runtime_us) {
         uint64_t need, per_cpu, rt;
@@ -98,15 +102,17 @@ void admission_model_init(DlModel *m, unsigned cpus,
 }
 
 static bool is_holder(const DlModel *m, const DlNode *n) {
-        return n == &m->pool || n->runtime_us >= 0;
+        return n == &m->pool || n->runtime_us >= 0 || n->template_bw > 0;
 }
 
 uint64_t admission_node_capacity(const DlModel *m, const DlNode *n) {
+        if (n->template_bw > 0)
+                return n->template_bw;  /* absolute: not per CPU */
         return admission_capacity(m->cpus, n->runtime_us, n->period_us);
 }
 
 uint64_t admission_node_charge(const DlModel *m, const DlNode *n) {
-        return n->runtime_us >= 0 ? admission_node_capacity(m, n) : n->inner;
+        return is_holder(m, n) ? admission_node_capacity(m, n) : n->inner;
 }
 
 DlNode *admission_node_holder(DlModel *m, DlNode *n) {
@@ -172,6 +178,8 @@ int admission_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, u
                 return -EINVAL;
         if (runtime_us >= 0 && (uint64_t) runtime_us > period_us)
                 return -EINVAL;
+        if (runtime_us >= 0 && n->template_bw > 0)
+                return -EBUSY;  /* a reservation or a template, not both */
 
         old_charge = admission_node_charge(m, n);
         if (runtime_us >= 0) {
@@ -187,6 +195,29 @@ int admission_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, u
 
         n->runtime_us = runtime_us;
         n->period_us = period_us;
+        add_inner(m, n->parent, (int64_t) new_charge - (int64_t) old_charge);
+        return 0;
+}
+
+int admission_model_set_template(DlModel *m, DlNode *n, unsigned nr, uint64_t runtime_us, uint64_t period_us) {
+        uint64_t old_charge, new_charge, total = 0;
+
+        if (nr > 0) {
+                if (nr > DL_THREADS_MAX || admission_task_params_problem(runtime_us, runtime_us, period_us))
+                        return -EINVAL;
+                if (n->runtime_us >= 0)
+                        return -EBUSY;
+                total = (uint64_t) nr * admission_to_ratio(period_us, runtime_us);
+                if (total < n->inner)
+                        return -EBUSY;
+        }
+        old_charge = admission_node_charge(m, n);
+        new_charge = nr > 0 ? total : n->inner;
+        if (new_charge > old_charge &&
+            !fits(m, admission_node_holder(m, n->parent), new_charge - old_charge))
+                return -EBUSY;
+
+        n->template_bw = total;
         add_inner(m, n->parent, (int64_t) new_charge - (int64_t) old_charge);
         return 0;
 }

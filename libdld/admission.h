@@ -49,6 +49,7 @@ typedef struct DlNode {
         int64_t runtime_us;     /* -1: no own reservation, 0: no deadline, >0: reserved */
         uint64_t period_us;
         uint64_t inner;         /* allocated inside: tasks + children's charges (cpu.dl_total_bw) */
+        uint64_t template_bw;   /* a task template (cpu.dl_template): NR x one task's bandwidth; 0: none */
 } DlNode;
 
 typedef struct DlModel {
@@ -82,6 +83,11 @@ uint64_t admission_to_ratio(uint64_t period, uint64_t runtime);
  * no CPUs, zero period) or -ERANGE (the threads need more than the whole CPUs). */
 int admission_threads_runtime(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus,
                        uint64_t *ret_runtime_us);
+
+/* What a task template of `threads` tasks of runtime_us/period_us reserves
+ * (cpu.dl_template): exactly threads x to_ratio(period, runtime), whatever
+ * the number of CPUs; DL_THREADS_ALL is one task per CPU. */
+uint64_t admission_template_bw(uint64_t runtime_us, uint64_t period_us, unsigned threads, unsigned cpus);
 
 /* The threads a reservation holds: `threads`, or cpus for DL_THREADS_ALL. */
 unsigned admission_threads_count(unsigned threads, unsigned cpus);
@@ -121,6 +127,11 @@ uint64_t admission_node_free(DlModel *m, DlNode *n);
 
 /* cpu.dl_runtime_us / cpu.dl_period_us of n: 0, -EINVAL or -EBUSY. */
 int admission_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, uint64_t period_us);
+
+/* cpu.dl_template of n: nr tasks of runtime_us/period_us (nr 0: "none").
+ * 0, -EBUSY (n holds a reservation; the template does not fit in its
+ * holder, or is smaller than what n holds already) or -EINVAL. */
+int admission_model_set_template(DlModel *m, DlNode *n, unsigned nr, uint64_t runtime_us, uint64_t period_us);
 
 /* The four sysctls at once: 0, -EINVAL or -EBUSY. */
 int admission_model_set_system(DlModel *m, int64_t dl_runtime_us, uint64_t dl_period_us,

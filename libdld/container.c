@@ -227,8 +227,9 @@ int container_cgroup_scope(const char *path, char **ret) {
 }
 
 int container_cgroup_split(const char *cgroup, char **ret_unit, char **ret_slice) {
-        _cleanup_free_ char *unit = NULL, *slice = NULL;
+        _cleanup_free_ char *scope = NULL, *unit = NULL, *slice = NULL;
         const char *last, *parent;
+        int r;
 
         if (!cgroup || cgroup[0] != '/' || strlen(cgroup) > 4096)
                 return -EINVAL;
@@ -240,8 +241,14 @@ int container_cgroup_split(const char *cgroup, char **ret_unit, char **ret_slice
                         return -EINVAL;
                 c = next;
         }
-        last = strrchr(cgroup, '/');
-        if (last == cgroup)
+        /* The scope, or a cgroup below it (crun's "container"). */
+        r = container_cgroup_scope(cgroup, &scope);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return -EINVAL;
+        last = strrchr(scope, '/');
+        if (last == scope)
                 return -EINVAL;         /* a scope needs a slice above it */
         parent = last - 1;
         while (*parent != '/')
@@ -250,7 +257,7 @@ int container_cgroup_split(const char *cgroup, char **ret_unit, char **ret_slice
         slice = strndup(parent + 1, last - parent - 1);
         if (!unit || !slice)
                 return -ENOMEM;
-        if (!endswith(unit, ".scope") || !unitname_is_valid(unit) || !unitname_slice_is_valid(slice))
+        if (!unitname_is_valid(unit) || !unitname_slice_is_valid(slice))
                 return -EINVAL;
         if (ret_unit)
                 *ret_unit = TAKE_PTR(unit);

@@ -62,10 +62,12 @@ int container_proc_cgroup_cpu_path(const char *text, char **ret);
  * -ENOENT if no component is a scope, -ENOMEM. */
 int container_cgroup_scope(const char *path, char **ret);
 
-/* Checks a container's scope cgroup as dld takes it on the bus: absolute,
- * no empty, "." or ".." components, its last component a valid scope unit
- * name directly under a valid slice. 0 with the scope's unit name and its
- * slice allocated (either ret may be NULL), -EINVAL, -ENOMEM. */
+/* Checks a container's cgroup as dld takes it on the bus: absolute, no
+ * empty, "." or ".." components, a valid scope unit directly under a valid
+ * slice, or a cgroup below such a scope (where the runtime runs the
+ * container's processes: crun's "libpod-ID.scope/container"). 0 with the
+ * scope's unit name and its slice allocated (either ret may be NULL),
+ * -EINVAL, -ENOMEM. */
 int container_cgroup_split(const char *cgroup, char **ret_unit, char **ret_slice);
 
 /* dld's record of a container it admitted, in its run directory (so that

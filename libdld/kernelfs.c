@@ -81,19 +81,25 @@ static int read_int_file(const char *path, int64_t *ret) {
         return 0;
 }
 
-/* One write(2) of the decimal value: the kernel's verdict is its errno. */
-static int write_int_file(const char *path, int64_t value) {
+/* One write(2) of the line: the kernel's verdict is its errno. */
+static int write_line_file(const char *path, const char *line) {
         _cleanup_close_ int fd = -1;
-        char buf[32];
-        int n;
+        ssize_t n = (ssize_t) strlen(line);
 
         fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
-        n = snprintf(buf, sizeof(buf), "%" PRId64 "\n", value);
-        if (write(fd, buf, n) != n)
+        errno = 0;
+        if (write(fd, line, n) != n)
                 return errno ? -errno : -EIO;
         return 0;
+}
+
+static int write_int_file(const char *path, int64_t value) {
+        char buf[32];
+
+        snprintf(buf, sizeof(buf), "%" PRId64 "\n", value);
+        return write_line_file(path, buf);
 }
 
 static char *sysctl_path(KernelFs *k, const char *name) {
@@ -216,6 +222,62 @@ int kernelfs_cgroup_write(KernelFs *k, const char *cgroup, const char *file, int
                 return -EOPNOTSUPP;
         p = cgroup_file(k, cgroup, file);
         return p ? write_int_file(p, value) : -ENOMEM;
+}
+
+int kernelfs_template_write(KernelFs *k, const char *cgroup, const DlTemplate *t) {
+        _cleanup_free_ char *p = NULL;
+        char buf[96];
+
+        if (!k->cpu_mount)
+                return -EOPNOTSUPP;
+        if (t->nr == 0)
+                snprintf(buf, sizeof(buf), "none\n");
+        else
+                snprintf(buf, sizeof(buf), "%u %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+                         t->nr, t->runtime_usec, t->deadline_usec, t->period_usec);
+        p = cgroup_file(k, cgroup, "cpu.dl_template");
+        return p ? write_line_file(p, buf) : -ENOMEM;
+}
+
+int kernelfs_template_read(KernelFs *k, const char *cgroup, DlTemplate *ret) {
+        _cleanup_free_ char *p = NULL, *text = NULL;
+        DlTemplate t = {};
+        int r;
+
+        if (!k->cpu_mount)
+                return -EOPNOTSUPP;
+        p = cgroup_file(k, cgroup, "cpu.dl_template");
+        if (!p)
+                return -ENOMEM;
+        r = fileio_read_full(p, &text, NULL);
+        if (r < 0)
+                return r;
+        if (strncmp(text, "none", 4) != 0 &&
+            sscanf(text, "%u %" SCNu64 " %" SCNu64 " %" SCNu64, &t.nr, &t.runtime_usec, &t.deadline_usec, &t.period_usec) != 4)
+                return -EBADMSG;
+        *ret = t;
+        return 0;
+}
+
+char *kernelfs_template_stat_path(KernelFs *k, const char *cgroup) {
+        return k->cpu_mount ? cgroup_file(k, cgroup, "cpu.dl_template_stat") : NULL;
+}
+
+int kernelfs_template_stat(KernelFs *k, const char *cgroup, unsigned *ret_tasks, unsigned *ret_over) {
+        _cleanup_free_ char *p = kernelfs_template_stat_path(k, cgroup), *text = NULL;
+        unsigned tasks, over;
+        int r;
+
+        if (!p)
+                return k->cpu_mount ? -ENOMEM : -EOPNOTSUPP;
+        r = fileio_read_full(p, &text, NULL);
+        if (r < 0)
+                return r;
+        if (sscanf(text, "nr_tasks %u nr_over %u", &tasks, &over) != 2)
+                return -EBADMSG;
+        *ret_tasks = tasks;
+        *ret_over = over;
+        return 0;
 }
 
 int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {

@@ -55,6 +55,22 @@ bool kernelfs_cgroup_exists(KernelFs *k, const char *cgroup);
 int kernelfs_cgroup_read(KernelFs *k, const char *cgroup, const char *file, int64_t *ret);
 int kernelfs_cgroup_write(KernelFs *k, const char *cgroup, const char *file, int64_t value);
 
+/* A task template (cpu.dl_template): nr tasks of these parameters; nr 0 is "none". */
+typedef struct DlTemplate {
+        unsigned nr;
+        uint64_t runtime_usec, deadline_usec, period_usec;
+} DlTemplate;
+
+/* Writes the template (-EBUSY: it does not fit, or the group holds a
+ * reservation; -EINVAL: bad values; -ENOENT: no such file, a kernel without
+ * templates or a cgroup without the cpu controller). */
+int kernelfs_template_write(KernelFs *k, const char *cgroup, const DlTemplate *t);
+int kernelfs_template_read(KernelFs *k, const char *cgroup, DlTemplate *ret);
+/* cpu.dl_template_stat: the tasks the template made SCHED_DEADLINE, and
+ * those it found no room for. Its path, to watch with inotify (IN_MODIFY). */
+int kernelfs_template_stat(KernelFs *k, const char *cgroup, unsigned *ret_tasks, unsigned *ret_over);
+char *kernelfs_template_stat_path(KernelFs *k, const char *cgroup);
+
 /* Thread ids in the cgroup itself (cgroup.threads on v2, tasks on v1). */
 int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n);
 

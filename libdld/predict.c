@@ -67,12 +67,21 @@ char *predict_reservation_describe(const ServiceRequest *req, unsigned cpus) {
         uint64_t rt;
         char *s;
 
-        if (admission_threads_runtime(req->runtime_usec, req->period_usec, req->threads, cpus, &rt) < 0)
-                rt = 0;
-        return asprintf(&s, "the reservation for %u thread%s of %s of a CPU (%s on %u CPUs)", n, n == 1 ? "" : "s",
+        if (req->per_cpu) {
+                if (admission_threads_runtime(req->runtime_usec, req->period_usec, req->threads, cpus, &rt) < 0)
+                        rt = 0;
+                return asprintf(&s, "the reservation for %u thread%s of %s of a CPU (%s on %u CPUs)", n, n == 1 ? "" : "s",
+                                admission_bw_to_percent(one, sizeof(one), admission_to_ratio(req->period_usec, req->runtime_usec)),
+                                admission_bw_to_percent(all, sizeof(all), admission_capacity(cpus, (int64_t) rt, req->period_usec)),
+                                cpus) < 0 ? NULL : s;
+        }
+        if (n == 1)
+                return asprintf(&s, "the template for 1 thread of %s of a CPU",
+                                admission_bw_to_percent(one, sizeof(one), admission_to_ratio(req->period_usec, req->runtime_usec))) < 0 ? NULL : s;
+        return asprintf(&s, "the template for %u threads of %s of a CPU (%s in all)", n,
                         admission_bw_to_percent(one, sizeof(one), admission_to_ratio(req->period_usec, req->runtime_usec)),
-                        admission_bw_to_percent(all, sizeof(all), admission_capacity(cpus, (int64_t) rt, req->period_usec)),
-                        cpus) < 0 ? NULL : s;
+                        admission_bw_to_percent(all, sizeof(all),
+                                                admission_template_bw(req->runtime_usec, req->period_usec, req->threads, cpus))) < 0 ? NULL : s;
 }
 
 char *predict_reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left) {
@@ -127,7 +136,6 @@ int predict_policy(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
         for (size_t i = 0; i < n; i++) {
                 const ServiceRequest *r = &reqs[i];
                 Verdict *v = &verdicts[i];
-                uint64_t rt;
                 int k, gi;
 
                 *v = (Verdict) { .group = -1 };
@@ -144,9 +152,15 @@ int predict_policy(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
                 }
 
                 admission_model_add_node(&m, &units[i], &groups[gi]);
-                k = admission_threads_runtime(r->runtime_usec, r->period_usec, r->threads, cpus, &rt);
-                if (k == 0)
-                        k = admission_model_set_reservation(&m, &units[i], (int64_t) rt, r->period_usec);
+                if (r->per_cpu) {
+                        uint64_t rt;
+
+                        k = admission_threads_runtime(r->runtime_usec, r->period_usec, r->threads, cpus, &rt);
+                        if (k == 0)
+                                k = admission_model_set_reservation(&m, &units[i], (int64_t) rt, r->period_usec);
+                } else
+                        k = admission_model_set_template(&m, &units[i], admission_threads_count(r->threads, cpus),
+                                                         r->runtime_usec, r->period_usec);
                 if (k < 0) {
                         /* The unit's node stays, holding nothing (-1). */
                         v->refused_by = REFUSED_BY_ADMISSION;

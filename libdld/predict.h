@@ -18,6 +18,7 @@ typedef struct ServiceRequest {
         const char *group;      /* X-DeadlineGroup=, NULL: by slice */
         uint64_t runtime_usec, deadline_usec, period_usec;
         unsigned threads;       /* X-DeadlineThreads=: 1.. or DL_THREADS_ALL */
+        bool per_cpu;           /* reserved per CPU (X-DeadlinePromote=none, a container), not by a template */
 } ServiceRequest;
 
 typedef enum RefusedBy {
@@ -43,7 +44,8 @@ typedef struct Verdict {
         uint64_t reserved;      /* bandwidth the unit's cgroup reserves, when admitted */
 } Verdict;
 
-/* "the reservation for 2 threads of 10.00% of a CPU (20.01% on 4 CPUs)":
+/* "the template for 2 threads of 10.00% of a CPU (20.00% in all)", or per
+ * CPU "the reservation for 2 threads of 10.00% of a CPU (20.01% on 4 CPUs)":
  * what the unit's cgroup reserves for req. malloc'ed, NULL on ENOMEM. */
 char *predict_reservation_describe(const ServiceRequest *req, unsigned cpus);
 
@@ -53,8 +55,8 @@ char *predict_reservation_describe(const ServiceRequest *req, unsigned cpus);
 char *predict_reservation_refusal(const ServiceRequest *req, const char *group, unsigned cpus, int k, uint64_t left);
 
 /* Predicts verdicts for requests admitted in order on an empty system of
- * cpus CPUs under the validated policy p (each request reserves what its
- * threads need, admission_threads_runtime(), in the unit's cgroup inside its
- * group). verdicts has n entries; free with predict_verdicts_done(). */
+ * cpus CPUs under the validated policy p (each request reserves in the
+ * unit's cgroup inside its group: a task template of its threads, or per
+ * CPU for per_cpu, admission_threads_runtime()). verdicts has n entries; free with predict_verdicts_done(). */
 int predict_policy(const Policy *p, unsigned cpus, const ServiceRequest *reqs, size_t n, Verdict *verdicts);
 void predict_verdicts_done(Verdict *v, size_t n);

@@ -96,8 +96,11 @@ static int read_all(int fd, size_t max, char **ret, size_t *ret_size) {
         return 0;
 }
 
-/* The scope of the container's init process, from /proc/PID/cgroup. */
-static int container_scope(pid_t pid, char **ret, const char *name) {
+/* The cgroup of the container's init process, from /proc/PID/cgroup: in
+ * a systemd scope (crun runs it in "libpod-ID.scope/container"). Its task
+ * template makes the container's processes SCHED_DEADLINE as they start. */
+static int container_cgroup(pid_t pid, char **ret, const char *name) {
+        _cleanup_free_ char *scope = NULL;
         _cleanup_free_ char *path = NULL, *text = NULL, *cg = NULL;
         _cleanup_close_ int fd = -EBADF;
         size_t size;
@@ -118,11 +121,14 @@ static int container_scope(pid_t pid, char **ret, const char *name) {
                 error_line(name, "cannot find the cpu controller's cgroup in %s: %s", path, strerror(-r));
                 return r;
         }
-        r = container_cgroup_scope(cg, ret);
+        r = container_cgroup_scope(cg, &scope);
         if (r == -ENOENT)
                 error_line(name, "the container's cgroup %s is in no systemd scope: dld admits containers run "
                            "with the systemd cgroup manager (podman --cgroup-manager=systemd, the default as root)", cg);
-        return r;
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(cg);
+        return 0;
 }
 
 static bool bus_unreachable(const sd_bus_error *e, int r) {
@@ -134,7 +140,7 @@ static bool bus_unreachable(const sd_bus_error *e, int r) {
 static int admit(sd_bus *bus, const OciState *s, const char *name) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_free_ char *scope = NULL;
+        _cleanup_free_ char *cgroup = NULL;
         _cleanup_(dropin_request_done) DeadlineRequest req = {};
         const char *state, *reason;
         DiagList d = {};
@@ -153,7 +159,7 @@ static int admit(sd_bus *bus, const OciState *s, const char *name) {
         if (r < 0)
                 return r;
 
-        r = container_scope(s->pid, &scope, name);
+        r = container_cgroup(s->pid, &cgroup, name);
         if (r < 0)
                 return r;
         if (!bus) {
@@ -161,7 +167,7 @@ static int admit(sd_bus *bus, const OciState *s, const char *name) {
                 return -ENOTCONN;
         }
         r = sd_bus_call_method(bus, DLD_BUS_NAME, DLD_BUS_PATH, DLD_BUS_INTERFACE, "AdmitContainer", &e, &reply,
-                               "ssssttt" "u", s->id, name, scope, req.group ?: "", req.runtime_usec, req.deadline_usec,
+                               "ssssttt" "u", s->id, name, cgroup, req.group ?: "", req.runtime_usec, req.deadline_usec,
                                req.period_usec, req.threads == DL_THREADS_ALL ? 0U : req.threads);
         if (r < 0) {
                 if (bus_unreachable(&e, r))

@@ -12,7 +12,7 @@ _dlconf() {
     local cur prev words cword
     _init_completion -s || return
 
-    local verbs="status list show check reload admit release help"
+    local verbs="status list show check reload admit release prepare help"
     local global="--help --version --color= --no-legend"
     local verb i
     for ((i = 1; i < cword; i++)); do

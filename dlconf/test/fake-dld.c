@@ -109,6 +109,29 @@ static int method_release(sd_bus_message *m, void *userdata, sd_bus_error *error
         return sd_bus_reply_method_return(m, NULL);
 }
 
+/* PrepareUnit: demo-media is admitted, demo-greedy refused, demo-control
+ * (another activation) an error, slow answers after a second; anything else
+ * has no request. */
+static int method_prepare(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const char *unit, *invocation;
+        int r = sd_bus_message_read(m, "ss", &unit, &invocation);
+
+        (void) userdata;
+        if (r < 0)
+                return r;
+        printf("PrepareUnit %s %s\n", unit, *invocation ? invocation : "-");
+        fflush(stdout);
+        if (streq_ptr(unit, "demo-media.service"))
+                return sd_bus_reply_method_return(m, "ss", "admitted", "");
+        if (streq_ptr(unit, "demo-greedy.service"))
+                return sd_bus_reply_method_return(m, "ss", "degraded", "EBUSY: the template for 8 threads does not fit");
+        if (streq_ptr(unit, "slow.service"))
+                sleep(1);
+        if (streq_ptr(unit, "demo-control.service"))
+                return sd_bus_error_setf(error, DLD_ERROR_UNIT_NOT_ACTIVE, "%s is not in its activation %s", unit, invocation);
+        return sd_bus_reply_method_return(m, "ss", "none", "");
+}
+
 /* The OCI hook's calls (dld/test/test-oci-hook.sh): printed; a container
  * named greedy-ctr is refused (on_refusal fail), degraded-ctr degraded. */
 static int method_admit_container(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -125,7 +148,7 @@ static int method_admit_container(sd_bus_message *m, void *userdata, sd_bus_erro
         fflush(stdout);
         if (streq_ptr(name, "greedy-ctr"))
                 return sd_bus_error_setf(error, DLD_ERROR_REFUSED,
-                                         "the kernel refused the reservation for 1 thread of 50.00%% of a CPU in %s "
+                                         "the kernel refused the template for 1 thread of 50.00%% of a CPU in %s "
                                          "(Device or resource busy): 20.00%% left in the group", cgroup);
         if (streq_ptr(name, "degraded-ctr"))
                 return sd_bus_reply_method_return(m, "ss", "degraded", "group \"media\" already holds its maximum of 2 services");
@@ -178,6 +201,7 @@ static const sd_bus_vtable vtable[] = {
         SD_BUS_METHOD("GetService", "s", DLD_SERVICE_SIGNATURE, method_get_service, 0),
         SD_BUS_METHOD("AdmitUnit", "stttu", "", method_admit, 0),
         SD_BUS_METHOD("ReleaseUnit", "s", "", method_release, 0),
+        SD_BUS_METHOD("PrepareUnit", "ss", "ss", method_prepare, 0),
         SD_BUS_METHOD("AdmitContainer", "sssstttu", "ss", method_admit_container, 0),
         SD_BUS_METHOD("ReleaseContainer", "s", "", method_release_container, 0),
         SD_BUS_METHOD("Reload", "", "", method_reload, 0),

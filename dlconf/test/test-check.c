@@ -75,8 +75,7 @@ static void test_verdicts(void) {
         is_int(r.n_refused, 4, "4 refused");
         ok(r.verdicts[0].admitted && r.verdicts[0].reserved == 4 * ((10000ULL << 20) / 40000), "a admitted, reserves 4 x 25%% (X-DeadlineThreads=all)");
         ok(!r.verdicts[1].admitted && r.verdicts[1].refused_by == REFUSED_BY_ADMISSION, "b refused by admission (2 x 20%% does not fit)");
-        ok(r.verdicts[4].admitted && r.verdicts[4].reserved >= (1000ULL << 20) / 40000 &&
-           r.verdicts[4].reserved < 2 * ((1000ULL << 20) / 40000), "e reserves one thread of 2.5%%, not one per CPU");
+        is_int(r.verdicts[4].reserved, (1000ULL << 20) / 40000, "e reserves exactly one thread of 2.5%%, not one per CPU");
         ok(!r.verdicts[2].admitted && r.verdicts[2].refused_by == REFUSED_BY_POLICY, "c refused by policy (larger than max_request)");
         ok(!r.verdicts[3].admitted && !r.verdicts[3].group, "d refused: its slice is in no group");
         ok(r.verdicts[4].admitted, "e admitted: a sub-slice of media's slice belongs to media");
@@ -88,7 +87,7 @@ static void test_verdicts(void) {
                         "  group media (deadline-media.slice): 30.00% of each CPU = 120.00%, on refusal: degrade\n"
                         "admitted a.service runtime 10ms deadline 40ms period 40ms x all threads in media: reserves 100.00%\n"
                         "refused  b.service runtime 8ms deadline 40ms period 40ms x 2 threads: refused by admission: EBUSY: "
-                        "the reservation for 2 threads of 20.00% of a CPU (40.01% on 4 CPUs) does not fit in group \"media\": 20.00% left\n"
+                        "the template for 2 threads of 20.00% of a CPU (40.00% in all) does not fit in group \"media\": 20.00% left\n"
                         ) != NULL || (printf("# %s", text), false),
            "text: policy summary and verdicts");
         ok(strstr(text, "\n2 admitted, 4 refused.\n") != NULL, "text: totals");
@@ -152,6 +151,31 @@ static void test_no_policy(void) {
         is_int(check_exit_status(&r), 0, "  valid: exit 0");
         text = text_of(&r, false);
         is_str(text, "No policy given: requests checked for syntax only.\n", "  syntax only");
+        check_result_done(&r);
+}
+
+/* A group of 10% of each of 4 CPUs holds exactly four one-thread services
+ * of 10ms/100ms, as it holds four such tasks: the fifth is refused. */
+static void test_four_of_five(void) {
+        static const char pol[] = "{\"system\":{\"sched_dl_runtime_us\":400000,\"sched_rt_runtime_us\":500000},"
+                                  "\"groups\":[{\"name\":\"g\",\"slice\":\"g.slice\",\"runtime_us\":10000,"
+                                  "\"period_us\":100000}]}";
+        static const char req[] = "[Service]\nSlice=g.slice\nX-DeadlineRuntime=10ms\nX-DeadlinePeriod=100ms\n";
+        CheckFile files[] = {
+                { .path = "p.json", .text = pol },
+                { .path = "s1.service", .text = req }, { .path = "s2.service", .text = req },
+                { .path = "s3.service", .text = req }, { .path = "s4.service", .text = req },
+                { .path = "s5.service", .text = req },
+        };
+        CheckResult r;
+
+        is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "4 of 5: check runs");
+        is_int(r.n_verdicts, 5, "  5 verdicts");
+        is_int(r.n_refused, 1, "  one refused");
+        ok(r.verdicts[3].admitted && !r.verdicts[4].admitted, "  the first four admitted, the fifth refused");
+        is_int(r.verdicts[0].reserved, (10000ULL << 20) / 100000, "  each reserves exactly one task's bandwidth");
+        ok(r.verdicts[4].reason && strstr(r.verdicts[4].reason, "0.00% left"), "  nothing left for the fifth: %s",
+           r.verdicts[4].reason ?: "(none)");
         check_result_done(&r);
 }
 
@@ -279,6 +303,7 @@ int main(void) {
         test_verdicts();
         test_invalid();
         test_no_policy();
+        test_four_of_five();
         test_demo();
         test_examples();
         return tap_done();

@@ -51,6 +51,9 @@ export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/bus
 expect "dld not running: exit 4, one line" 4 '^dlconf: dld is not reachable on the system bus \(is dld.service running\?\): [^
 ]*$' "$D" status
 expect "release with dld not running: exit 4" 4 'not reachable' "$D" release demo-media
+expect "prepare with dld not running: exit 0, the unit starts as a normal service" 0 \
+	'^demo-media.service: not admitted before its start \(dld is not reachable.*\): it starts as a normal service$' \
+	"$D" prepare demo-media
 
 # fake-dld answers.
 "$FAKE_DLD" > "$tmp/fake.out" 2>&1 &
@@ -71,6 +74,19 @@ expect "status --color=always: bars" 0 '█' "$D" status --color=always
 expect "list" 0 'UNIT +GROUP +STATE.*demo-media.service +media +admitted +10ms +40ms +40ms +all +100.00% +1/1 +dropin' "$D" list
 expect "list --no-legend" 0 '^demo-media.service' "$D" list --no-legend
 expect "show" 0 'Reason: EBUSY: the reservation' "$D" show demo-greedy
+expect "prepare: dld's verdict, exit 0" 0 '^demo-media.service: admitted$' env INVOCATION_ID=0123abcd "$D" prepare demo-media
+grep -q '^PrepareUnit demo-media.service 0123abcd$' "$tmp/fake.out" && pass "  sends the unit and \$INVOCATION_ID" \
+	|| fail "  sends the unit and \$INVOCATION_ID" "$(cat "$tmp/fake.out")"
+expect "prepare: a refusal is an answer, exit 0" 0 '^demo-greedy.service: degraded: EBUSY: the template' "$D" prepare demo-greedy
+expect "prepare: an error is printed, exit 0" 0 'not admitted before its start .*not in its activation' "$D" prepare demo-control
+expect "prepare: no request" 0 '^other.service: none$' "$D" prepare other
+expect "prepare: a bad unit name is a usage error" 2 "is not a valid unit name" "$D" prepare a/b
+expect "prepare: one unit" 2 '' "$D" prepare a b
+"$D" prepare slow > /dev/null 2>&1 &
+p=$!
+for _ in $(seq 50); do grep -q '^PrepareUnit slow.service' "$tmp/fake.out" && break; sleep 0.05; done
+expect "prepare waits for dld as SCHED_BATCH (a template leaves it alone)" 0 "policy: SCHED_BATCH" chrt -p "$p"
+wait "$p"
 expect "show of an unknown unit: exit 1" 1 '^dlconf: nope.service: dld follows no unit nope.service$' "$D" show nope
 # Containers (AdmitContainer): by name and ID in list, status and show.
 expect "list: a container by name and short ID" 0 'media-ctr \(container 0123456789ab\) +media +admitted +2ms +20ms +20ms +1 +10.00% +2/3 +container' "$D" list

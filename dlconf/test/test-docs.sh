@@ -37,7 +37,7 @@ complete_words() {
 		echo "${COMPREPLY[*]}"' _ "$completion" "$@"
 }
 got=$(complete_words dlconf "")
-if [ "$got" = "status list show check reload admit release help" ]; then pass "completes verbs"; else fail "completes verbs" "got '$got'"; fi
+if [ "$got" = "status list show check reload admit release prepare help" ]; then pass "completes verbs"; else fail "completes verbs" "got '$got'"; fi
 got=$(complete_words dlconf admit x --r)
 if [ "$got" = "--runtime=" ]; then pass "completes admit's options"; else fail "completes admit's options" "got '$got'"; fi
 got=$(complete_words dlconf show demo)

@@ -14,7 +14,7 @@ check() {
 	if eval "$2"; then emit "ok $n - $1"; else emit "not ok $n - $1"; failed=$((failed + 1)); fi
 }
 mapfile -t ids < <(sed -n 's/^#define DLD_MESSAGE_[A-Z_]* *"\([0-9a-f]*\)".*/\1/p' "$header")
-check "dld-messages.h defines seven ids" '[ ${#ids[@]} -eq 7 ]'
+check "dld-messages.h defines eight ids" '[ ${#ids[@]} -eq 8 ]'
 check "no id used twice" '[ "$(printf "%s\n" "${ids[@]}" | sort -u | wc -l)" -eq ${#ids[@]} ]'
 for id in "${ids[@]}"; do
 	check "$id: 32 hex digits, version 4, RFC 4122 variant" '[[ $id =~ ^[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$ ]]'
@@ -27,7 +27,7 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/usr/lib/systemd/catalog" "$root/var/lib/systemd/catalog"
 cp "$catalog" "$root/usr/lib/systemd/catalog/"
 check "journalctl indexes the catalog" 'journalctl --root="$root" --update-catalog 2>/dev/null'
-check "journalctl lists all seven entries" '[ "$(journalctl --root="$root" --list-catalog 2>/dev/null | grep -c " dld: ")" -eq 7 ]'
+check "journalctl lists all eight entries" '[ "$(journalctl --root="$root" --list-catalog 2>/dev/null | grep -c " dld: ")" -eq 8 ]'
 echo "TAP version 13"
 echo "1..$n"
 printf '%s' "$out"

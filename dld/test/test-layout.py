@@ -30,7 +30,7 @@ DLD_LAYERS = [
 # dlconf's, likewise: main and its verb table, the check verb, then what
 # the verbs share.
 DLCONF_LAYERS = [
-    ["dlconf"],
+    ["dlconf", "generator"],
     ["check"],
     ["client", "format"],
     ["args"],

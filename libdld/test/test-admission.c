@@ -214,6 +214,109 @@ static void test_threads_runtime(void) {
         is_int(admission_threads_runtime(1000, 10000, 1, 0, &rt), -EINVAL, "no CPUs: EINVAL");
 }
 
+
+/* The kernel's template arithmetic, written again from kernel/patches/0027:
+ * a template reserves nr * to_ratio(period, runtime), the values in ns, and
+ * is set while what its holder has allocated plus it fits the holder's
+ * capacity, cpus * to_ratio(group period, group runtime). How many units
+ * of nr tasks of runtime/period a group of grt/gpe per CPU takes, in order,
+ * counting up to limit. */
+static unsigned kernel_templates_fit(uint64_t grt_us, uint64_t gpe_us, unsigned cpus, uint64_t runtime_us,
+                                     uint64_t period_us, unsigned nr, unsigned limit) {
+        uint64_t cap = ((grt_us * 1000) << 20) / (gpe_us * 1000) * cpus;
+        uint64_t one = nr * (((runtime_us * 1000) << 20) / (period_us * 1000)), allocated = 0;
+        unsigned n = 0;
+
+        while (n < limit && allocated + one <= cap) {
+                allocated += one;
+                n++;
+        }
+        return n;
+}
+
+/* dlconf check's prediction against the kernel's arithmetic: units with
+ * templates fill a group exactly as their tasks would. */
+static void test_template_sweep(void) {
+        static const uint64_t runtimes[] = { 1, 2, 7, 10, 99, 100, 333, 1000, 1001, 2000, 9999, 10000, 12000, 33333, 50000 };
+        static const uint64_t periods[] = { 100, 128, 997, 1000, 10000, 20000, 33333, 100000, 1000000, 4194304 };
+        static const unsigned nrs[] = { 1, 2, 3, 4, 7, 64 };
+        static const struct { uint64_t rt, pe; } groups[] = {
+                { 10000, 100000 }, { 5000, 100000 }, { 1, 1000 }, { 333, 1000 }, { 400000, 1000000 }, { 95000, 100000 },
+        };
+        static const unsigned cpuss[] = { 1, 2, 3, 4, 8 };
+        unsigned combos = 0, wrong = 0;
+
+        for (size_t a = 0; a < ELEMENTSOF(runtimes); a++)
+                for (size_t b = 0; b < ELEMENTSOF(periods); b++)
+                        for (size_t c = 0; c < ELEMENTSOF(nrs); c++)
+                                for (size_t g = 0; g < ELEMENTSOF(groups); g++)
+                                        for (size_t d = 0; d < ELEMENTSOF(cpuss); d++) {
+                                                uint64_t R = runtimes[a], P = periods[b];
+                                                unsigned C = cpuss[d], N = nrs[c], want, got = 0;
+                                                DlNode grp, units[40];
+                                                DlModel m;
+
+                                                if (R > P || R * 1000 < DL_TASK_RUNTIME_MIN_NS)
+                                                        continue;
+                                                combos++;
+                                                want = kernel_templates_fit(groups[g].rt, groups[g].pe, C, R, P, N, 40);
+                                                admission_model_init(&m, C, -1, 1000000, -1, 1000000);
+                                                admission_model_add_node(&m, &grp, NULL);
+                                                if (admission_model_set_reservation(&m, &grp, (int64_t) groups[g].rt, groups[g].pe) < 0) {
+                                                        wrong++;
+                                                        continue;
+                                                }
+                                                for (unsigned i = 0; i < 40; i++) {
+                                                        admission_model_add_node(&m, &units[i], &grp);
+                                                        if (admission_model_set_template(&m, &units[i], N, R, P) == 0)
+                                                                got++;
+                                                        else
+                                                                break;
+                                                }
+                                                if (got != want && wrong++ < 10)
+                                                        printf("# %" PRIu64 "/%" PRIu64 " x%u in %" PRIu64 "/%" PRIu64
+                                                               " on %u: model %u units, kernel %u\n", R, P, N,
+                                                               groups[g].rt, groups[g].pe, C, got, want);
+                                        }
+        printf("# %u template combinations\n", combos);
+        ok(combos >= 10000, "at least 10,000 combinations of N, runtime, period, group and CPUs (%u)", combos);
+        is_int(wrong, 0, "the model admits exactly the units the kernel's arithmetic admits, in every combination");
+}
+
+static void test_templates(void) {
+        DlModel m;
+        DlNode g, u[6], r;
+        unsigned n = 0;
+
+        /* The 4-of-5 case: 10% of each of 4 CPUs holds four 10ms/100ms units. */
+        admission_model_init(&m, 4, 950000, 1000000, -1, 1000000);
+        admission_model_add_node(&m, &g, NULL);
+        is_int(admission_model_set_reservation(&m, &g, 10000, 100000), 0, "group of 10%% per CPU on 4 CPUs");
+        for (unsigned i = 0; i < 5; i++) {
+                admission_model_add_node(&m, &u[i], &g);
+                if (admission_model_set_template(&m, &u[i], 1, 10000, 100000) == 0)
+                        n++;
+        }
+        is_int(n, 4, "five one-thread 10ms/100ms units: four admitted, as four tasks would be");
+        is_int(g.inner, 4 * 104857, "the group holds exactly four tasks' bandwidth");
+        is_int(admission_node_charge(&m, &u[0]), 104857, "a template charges nr x to_ratio");
+
+        /* A template and a reservation exclude each other; one holds what is inside. */
+        admission_model_add_node(&m, &r, &g);
+        is_int(admission_model_set_template(&m, &u[4], 0, 0, 0), 0, "\"none\" on a unit without a template");
+        is_int(admission_model_set_reservation(&m, &u[0], 1000, 100000), -EBUSY, "reservation over a template: EBUSY");
+        is_int(admission_model_set_template(&m, &u[0], 0, 0, 0), 0, "\"none\" gives the template back");
+        is_int(g.inner, 3 * 104857, "  to the group");
+        is_int(admission_model_set_template(&m, &u[0], 0, 0, 0), 0, "\"none\" twice");
+        is_int(admission_model_set_template(&m, &u[0], 1025, 1000, 100000), -EINVAL, "1025 tasks: EINVAL");
+        is_int(admission_model_set_template(&m, &u[0], 1, 2000, 1000), -EINVAL, "runtime over the period: EINVAL");
+        is_int(admission_model_set_template(&m, &u[0], 2, 10000, 100000), -EBUSY, "two tasks where one is left: EBUSY");
+        is_int(g.inner, 3 * 104857, "  the refusal changed nothing");
+        is_int(admission_model_task_admit(&m, &u[1], 104857), 0, "the template's task is charged inside it");
+        is_int(g.inner, 3 * 104857, "  not to the group again");
+        is_int(admission_model_task_admit(&m, &u[1], 104857), -EBUSY, "a task beyond a full template: EBUSY");
+}
+
 int main(void) {
         tap_begin();
         test_threads_runtime();
@@ -222,5 +325,7 @@ int main(void) {
         test_system();
         test_groups();
         test_observed();
+        test_templates();
+        test_template_sweep();
         return tap_done();
 }

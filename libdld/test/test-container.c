@@ -241,7 +241,13 @@ static void test_cgroups(void) {
 
         check_split("/deadline.slice/deadline-media.slice/libpod-abc.scope", "libpod-abc.scope", "deadline-media.slice");
         check_split("/machine.slice/libpod-abc.scope", "libpod-abc.scope", "machine.slice");
+        check_split("/deadline.slice/deadline-media.slice/libpod-abc.scope/container", "libpod-abc.scope",
+                    "deadline-media.slice");
+        check_split("/m.slice/libpod-abc.scope/a/b", "libpod-abc.scope", "m.slice");
+        check_split("/m.slice/libpod-abc.scope/../x", NULL, NULL);
+        check_split("/m.slice/x.service/container", NULL, NULL);
         check_split("/libpod-abc.scope", NULL, NULL);
+        check_split("/libpod-abc.scope/container", NULL, NULL);
         check_split("/a.slice/x.service", NULL, NULL);
         check_split("/a.slice/../x.scope", NULL, NULL);
         check_split("/a.slice//x.scope", NULL, NULL);

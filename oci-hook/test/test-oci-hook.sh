@@ -73,14 +73,14 @@ expect "release, dld not running: exit 0" 0 'c1: dld is not running: nothing to 
 fake_pid=$!
 for _ in $(seq 50); do grep -q ready "$tmp/fake.out" 2>/dev/null && break; sleep 0.1; done
 expect "admitted: exit 0, silent" 0 '^$' hook "$(state created 4242 media-1 "$GOOD")"
-expect "  AdmitContainer: ID, name, the scope (not its container/ child), group, the request" 0 \
-	"admit-container $ID media-1 $SCOPE '' 2000 20000 20000 1\$" cat "$tmp/fake.out"
+expect "  AdmitContainer: ID, name, the init process's cgroup (the scope's container/ child), group, the request" 0 \
+	"admit-container $ID media-1 $SCOPE/container '' 2000 20000 20000 1\$" cat "$tmp/fake.out"
 expect "every key" 0 '^$' hook "$(state creating 4242 media-2 '"io.dlsched.runtime": "1ms", "io.dlsched.period": "10ms", "io.dlsched.deadline": "5ms", "io.dlsched.threads": "all", "io.dlsched.group": "media"')"
-expect "  threads all sent as 0, the group named" 0 "admit-container $ID media-2 $SCOPE 'media' 1000 5000 10000 0\$" cat "$tmp/fake.out"
+expect "  threads all sent as 0, the group named" 0 "admit-container $ID media-2 $SCOPE/container 'media' 1000 5000 10000 0\$" cat "$tmp/fake.out"
 expect "verb admit" 0 '^$' hook "$(state running 4242 media-3 "$GOOD")" admit
 expect "  admitted" 0 "admit-container $ID media-3 " cat "$tmp/fake.out"
 expect "refused in a group whose on_refusal is fail: exit 1, dld's reason" 1 \
-	'^dlsched-oci-hook: greedy-ctr: refused: the kernel refused the reservation for 1 thread of 50.00% of a CPU in /deadline.slice/deadline-media.slice/libpod-[0-9a-f]+.scope \(Device or resource busy\): 20.00% left in the group$' \
+	'^dlsched-oci-hook: greedy-ctr: refused: the kernel refused the template for 1 thread of 50.00% of a CPU in /deadline.slice/deadline-media.slice/libpod-[0-9a-f]+.scope/container \(Device or resource busy\): 20.00% left in the group$' \
 	hook "$(state created 4242 greedy-ctr "$GOOD")"
 # Run by a runtime that logs JSON (crun --log-format=json --log PATH, as
 # podman runs it), whose log podman shows: the refusal takes the place of
@@ -102,7 +102,7 @@ chmod +x "$tmp/runtime"
 expect "refused under a JSON-logging runtime: exit 1" 1 'greedy-ctr: refused: ' \
 	"$tmp/runtime" "$tmp/oci-log" "$H" <<< "$(state created 4242 greedy-ctr "$GOOD")"
 expect "  the runtime's log holds the refusal, one JSON object, as podman reads it" 0 \
-	'^\{"msg":"dlsched-oci-hook: greedy-ctr: refused: the kernel refused the reservation .* 20.00% left in the group","level":"error","time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"\}$' \
+	'^\{"msg":"dlsched-oci-hook: greedy-ctr: refused: the kernel refused the template .* 20.00% left in the group","level":"error","time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"\}$' \
 	cat "$tmp/oci-log"
 expect "malformed under it: every line in the one message" 1 'malformed' \
 	"$tmp/runtime" "$tmp/oci-log2" "$H" <<< "$(state created 4242 c1 '"io.dlsched.runtime": "2xs", "io.dlsched.peroid": "20ms"')"

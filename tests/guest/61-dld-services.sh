@@ -1,10 +1,12 @@
 #!/bin/bash
-# Services with X-Deadline drop-ins: admitted with the requested parameters,
-# refused by the kernel (degrade) and by the policy, refused in a "fail"
-# group (stopped), new threads promoted within a bounded delay, stop releases.
+# Services with X-Deadline drop-ins: admitted with the requested parameters
+# through their cgroup's task template, before their main process runs
+# (dlsched-generator's ExecStartPre=), refused by the kernel (degrade) and
+# by the policy, refused in a "fail" group (stopped), new processes
+# SCHED_DEADLINE from their first instruction, stop releases.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 34
+plan 43
 
 apply_test_policy 61-test
 media=/deadline.slice/deadline-media.slice
@@ -19,10 +21,14 @@ pid=$(main_pid t61-a)
 out=$(chrt -p "$pid")
 like "t61-a runs SCHED_DEADLINE" "$out" "SCHED_DEADLINE"
 like "t61-a has the requested parameters" "$out" "runtime/deadline/period parameters: 2000000/20000000/20000000"
-like "t61-a has reset-on-fork" "$out" "SCHED_RESET_ON_FORK"
+ok "t61-a has no flags (its children are admitted by the template)" test "${out/RESET_ON_FORK/}" = "$out"
+ok "the generator gave t61-a its ExecStartPre=" test -f /run/systemd/generator/t61-a.service.d/50-dlsched.conf
+like "  which ran: dld admitted it before its main process" "$(journalctl -u t61-a --no-pager -o cat --since "@$DLD_TEST_START")" \
+	"t61-a.service: admitted"
 cg=$(cgroup_of t61-a)
-is "unit cgroup reserves the runtime" "$(cgfile "$cg" cpu.dl_runtime_us)" 2000
-is "unit cgroup reserves the period" "$(cgfile "$cg" cpu.dl_period_us)" 20000
+is "unit cgroup's task template: one task per CPU" "$(cgfile "$cg" cpu.dl_template)" "$NCPUS 2000 20000 20000"
+is "  and no per-CPU reservation" "$(cgfile "$cg" cpu.dl_runtime_us)" -1
+is "  the template admitted its process" "$(cgfile "$cg" cpu.dl_template_stat | tr '\n' ' ')" "nr_tasks 1 nr_over 0 "
 a_bw=$(( NCPUS * $(bw 2000 20000) ))
 is "media slice allocated = the unit's reservation" "$(cgfile $media cpu.dl_total_bw)" "$a_bw"
 is "unit cgroup allocated = its thread" "$(cgfile "$cg" cpu.dl_total_bw)" "$(bw 2000 20000)"
@@ -66,38 +72,42 @@ ok "t61-d stopped by dld" sh -c '! systemctl is-active --quiet t61-d'
 entry=$(journal_json $DLD_MSG_REFUSED t61-d.service | tail -n 1)
 is "fail refusal: action" "$(echo "$entry" | jq -r .DLD_ACTION)" fail
 
-# e: processes created later are promoted; measure the delay. The first
-# child lives 3 s: on the debug kernel a promotion took up to 0.4 s, and
-# of a 1-s child and the next one only one was seen promoted.
+# f: a one-thread service of the "fail" group reloads (ExecReload=): the
+# reload's process finds no room in the template and runs as a normal task;
+# the service stays running and admitted.
+make_service t61-f deadline-control.slice "/bin/sleep infinity" X-DeadlineRuntime=5ms X-DeadlinePeriod=50ms \
+	"ExecReload=/bin/sleep 2"
+systemctl start t61-f
+wait_until 10 test "$(service_state t61-f.service)" = admitted
+ok "t61-f (on_refusal fail) reloads" systemctl reload t61-f
+is "  still active" "$(systemctl is-active t61-f)" active
+is "  still admitted" "$(service_state t61-f.service)" admitted
+is "  no refusal" "$(journal_json $DLD_MSG_REFUSED t61-f.service | wc -l)" 0
+like "  its main process still SCHED_DEADLINE" "$(chrt -p "$(main_pid t61-f)")" "SCHED_DEADLINE"
+wait_until 5 test "$(journal_json $DLD_MSG_THREADS_OVER t61-f.service | wc -l)" -ge 1
+is "  the reload's process ran as a normal task (DLD_THREADS_OVER=1)" \
+	"$(journal_json $DLD_MSG_THREADS_OVER t61-f.service | tail -n 1 | jq -r .DLD_THREADS_OVER)" 1
+systemctl stop t61-f
+
+# e: the main process and the processes it starts later are SCHED_DEADLINE
+# from their first instruction: each records its own policy as it starts.
 systemctl stop t61-b t61-c
-make_service t61-e deadline-media.slice "/bin/sh -c 'sleep 3; sleep 1000 & wait'" X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms \
-	X-DeadlineThreads=all
+cat > /run/t61-e.sh <<'SCRIPT'
+#!/bin/sh
+chrt -p $$ > /run/t61-e.main
+sleep 1
+sh -c 'chrt -p $$' > /run/t61-e.child
+exec sleep infinity
+SCRIPT
+chmod 0755 /run/t61-e.sh
+rm -f /run/t61-e.main /run/t61-e.child
+make_service t61-e deadline-media.slice /run/t61-e.sh X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
 systemctl start t61-e
-cg=$(cgroup_of t61-e)
-main=$(main_pid t61-e)
-declare -A seen
-delay_max=0
-end=$(( ${EPOCHREALTIME/./} + 6000000 ))
-promoted=0
-while [ "${EPOCHREALTIME/./}" -lt "$end" ] && [ "$promoted" -lt 2 ]; do
-	now=${EPOCHREALTIME/./}
-	while read -r p; do
-		[ "$p" = "$main" ] && continue
-		[ -n "${seen[$p]:-}" ] || seen[$p]=$now
-		if [ "${seen[$p]}" != done ] && [ "$(policy_of "$p")" = 6 ]; then
-			d=$(( (now - seen[$p]) / 1000 ))
-			[ "$d" -gt "$delay_max" ] && delay_max=$d
-			seen[$p]=done
-			promoted=$((promoted + 1))
-		fi
-	done < "$CPU_MOUNT$cg/cgroup.procs"
-	sleep 0.005
-done
-diag "new processes promoted: $promoted, longest delay seen ${delay_max}ms (poll interval 50ms)"
-ok "both children of t61-e became SCHED_DEADLINE" test "$promoted" -ge 2
-ok "within 1s of appearing" test "$delay_max" -lt 1000
-chrt_out=$(chrt -p "$(pgrep -f '^sleep 1000' | head -n 1)")
-like "the late child has the unit's parameters" "$chrt_out" "1000000/20000000/20000000"
+wait_until 30 test -s /run/t61-e.child
+like "t61-e's main process was SCHED_DEADLINE at its start" "$(cat /run/t61-e.main 2>/dev/null)" "SCHED_DEADLINE"
+like "  a process it started later, too" "$(cat /run/t61-e.child 2>/dev/null)" "SCHED_DEADLINE"
+like "  with the unit's parameters" "$(cat /run/t61-e.child 2>/dev/null)" "1000000/20000000/20000000"
+rm -f /run/t61-e.sh /run/t61-e.main /run/t61-e.child
 
 # Stopping releases everything.
 systemctl stop t61-a t61-e

@@ -3,7 +3,7 @@
 # bandwidth where it started and dld following nothing.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 9
+plan 10
 
 apply_test_policy 62-test
 media=/deadline.slice/deadline-media.slice
@@ -35,16 +35,26 @@ if [ "$(cgfile $media cpu.dl_total_bw)" != "$base_media" ]; then
 fi
 is "system pool back to its start value" "$(knob sched_dl_total_bw)" "$base_pool"
 is "dld follows no stopped service" "$(service_state t62-a.service)" none
-# Following nothing, dld sleeps; an admission restarts its thread poll.
+# Following nothing, dld sleeps; following services it sleeps too: their
+# templates admit their processes, and only a task beyond a reservation
+# (nr_over) would wake it.
 wakeups=$(dld_wakeups 2)
 diag "dld idle: woke $wakeups times in 2 s"
 ok "dld following nothing does not poll (40 wakeups in 2 s if it did)" test "$wakeups" -le 6
 ok "one more start is admitted" systemctl start t62-a
 wait_until 10 test "$(service_state t62-a.service)" = admitted
 is "and admitted" "$(service_state t62-a.service)" admitted
+# Room for its shell, a child, and one that ended whose bandwidth waits for
+# its 0-lag time: none of its tasks is ever beyond the reservation.
+make_service t62-busy deadline-media.slice "/bin/sh -c 'while :; do /bin/true; sleep 0.05; done'" \
+	X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms X-DeadlineThreads=4
+systemctl start t62-busy
+wait_until 10 test "$(service_state t62-busy.service)" = admitted
 wakeups=$(dld_wakeups 2)
-diag "dld following t62-a: woke $wakeups times in 2 s"
-ok "following a service, dld polls for its new threads again" test "$wakeups" -ge 20
+diag "dld following t62-a and t62-busy (about 40 processes in 2 s): woke $wakeups times in 2 s"
+ok "following an idle and a busy service, dld does not wake (no poll)" test "$wakeups" -le 6
+like "  the busy service's processes are SCHED_DEADLINE" "$(chrt -p "$(main_pid t62-busy)")" "SCHED_DEADLINE"
+systemctl stop t62-busy
 systemctl stop t62-a
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
 is "and released" "$(cgfile $media cpu.dl_total_bw)" "$base_media"

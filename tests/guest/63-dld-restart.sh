@@ -20,7 +20,7 @@ is "both admitted" "$held_media" "$(( base_media + NCPUS * $(bw 2000 20000) + NC
 
 # SIGTERM: dld exits, the reservations stay.
 ok "systemctl stop dld" systemctl stop dld
-is "reservation kept while dld is down" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_runtime_us)" 2000
+is "template kept while dld is down" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_template)" "$NCPUS 2000 20000 20000"
 is "thread still SCHED_DEADLINE while dld is down" "$(policy_of "$(main_pid t63-a)")" 6
 # An orphan: a reservation in a group's slice that no admitted unit owns.
 # (in the control group: media is full with t63-a and t63-b)
@@ -63,7 +63,7 @@ ok "systemctl restart dld" systemctl restart dld
 wait_until 10 test "$(service_state t63-b.service)" = released
 is "after restart: t63-b still released" "$(service_state t63-b.service)" released
 is "  thread still SCHED_OTHER" "$(policy_of "$(main_pid t63-b)")" 0
-is "  no reservation" "$(cgfile "$(cgroup_of t63-b)" cpu.dl_runtime_us)" -1
+is "  no template" "$(cgfile "$(cgroup_of t63-b)" cpu.dl_template)" none
 systemctl restart t63-b
 wait_until 10 test "$(service_state t63-b.service)" = admitted
 is "a new run of the unit is admitted again" "$(service_state t63-b.service)" admitted
@@ -76,7 +76,7 @@ ok "kill -9 dld with a broken policy on disk" kill -9 "$old"
 wait_until 20 sh -c "p=\$(systemctl show -P MainPID dld); [ \"\$p\" != 0 ] && [ \"\$p\" != $old ] && systemctl is-active --quiet dld"
 wait_until 10 test "$(service_state t63-a.service)" = admitted
 is "after kill -9: t63-a still admitted" "$(service_state t63-a.service)" admitted
-is "  its reservation in place" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_runtime_us)" 2000
+is "  its template in place" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_template)" "$NCPUS 2000 20000 20000"
 is "  the media group's reservation in place" "$(cgfile $media cpu.dl_runtime_us)" 200000
 is "  media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 like "  the journal says why" "$(journalctl -u dld -o cat --no-pager --since @"$DLD_TEST_START" | grep 'enforcing the policy last applied' | tail -n 1)" \

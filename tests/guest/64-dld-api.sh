@@ -3,7 +3,7 @@
 # messages for bad requests, root only.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 23
+plan 31
 
 # dld's vtable serves the API of org.dlsched.Dld1.xml, member for member.
 want=$(cat /usr/lib/dlsched/dld-api.listing)
@@ -20,16 +20,16 @@ systemctl start t64-a t64-sys
 
 ok "introspectable" sh -c "busctl introspect org.dlsched.Dld1 /org/dlsched/Dld1 | grep -q AdmitUnit"
 ok "AdmitUnit by hand" dld_call AdmitUnit stttu t64-a.service 2000 0 20000 1
-is "  one thread's reservation" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_runtime_us)" "$(threads_runtime 2000 20000 1)"
+is "  one thread's template" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_template)" "1 2000 20000 20000"
 like "threads SCHED_DEADLINE with the given parameters" "$(chrt -p "$(main_pid t64-a)")" "2000000/20000000/20000000"
 is "state admitted" "$(service_state t64-a.service)" admitted
 like "GetService says manual" "$(dld_call GetService s t64-a.service)" '"manual"'
 ok "ReleaseUnit" dld_call ReleaseUnit s t64-a.service
 is "thread back to SCHED_OTHER" "$(policy_of "$(main_pid t64-a)")" 0
-is "reservation released" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_runtime_us)" -1
+is "template released" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_template)" none
 is "state released" "$(service_state t64-a.service)" released
 ok "AdmitUnit with threads 0: one per CPU" dld_call AdmitUnit stttu t64-a.service 2000 0 20000 0
-is "  the request on each CPU" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_runtime_us)" 2000
+is "  a template of one task per CPU" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_template)" "$NCPUS 2000 20000 20000"
 dld_call ReleaseUnit s t64-a.service > /dev/null
 
 err() { dld_call "$@" 2>&1; }
@@ -41,6 +41,22 @@ like "unit outside any group: NotInGroup" "$(err AdmitUnit stttu t64-sys.service
 like "1025 threads: InvalidRequest" "$(err AdmitUnit stttu t64-a.service 2000 0 20000 1025)" "1025 threads: the count is 1 to 1024, or all"
 like "too large for the group: Refused" "$(err AdmitUnit stttu t64-a.service 5000 0 20000 1)" "max_request_percent"
 like "unknown service: NoSuchService" "$(err ReleaseUnit s t64-none.service)" "dld does not manage t64-none.service"
+# PrepareUnit (dlconf prepare, from a unit's ExecStartPre=): bad input changes nothing.
+like "PrepareUnit: not a service: InvalidRequest" "$(err PrepareUnit ss foo '')" '"foo" is not a service unit name'
+like "PrepareUnit: unknown unit: NoSuchUnit" "$(err PrepareUnit ss t64-none.service '')" "systemd knows no unit t64-none.service"
+like "PrepareUnit: another activation: UnitNotActive" \
+	"$(err PrepareUnit ss t64-a.service 0123456789abcdef0123456789abcdef)" "not in its activation 0123456789abcdef0123456789abcdef"
+make_service t64-plain system.slice "/bin/sleep infinity"
+systemctl start t64-plain
+like "PrepareUnit: a unit without a request: none" "$(dld_call PrepareUnit ss t64-plain.service '')" '^ss "none" ""'
+is "  and dld does not follow it" "$(service_state t64-plain.service)" none
+like "PrepareUnit: an admitted unit: its state, unchanged" \
+	"$(dld_call AdmitUnit stttu t64-a.service 2000 0 20000 1 >/dev/null; dld_call PrepareUnit ss t64-a.service '')" '^ss "admitted" ""'
+is "  its template unchanged" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_template)" "1 2000 20000 20000"
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 \
+	org.dlsched.Dld1.Manager PrepareUnit ss t64-a.service '' 2>&1)
+like "PrepareUnit: non-root callers are refused" "$out" "Rejected send message|[Aa]ccess denied"
+dld_call ReleaseUnit s t64-a.service > /dev/null
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager ListServices 2>&1)
 like "non-root callers are refused by the bus policy" "$out" "Rejected send message|[Aa]ccess denied"
 ok "non-root callers may introspect" sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 org.freedesktop.DBus.Introspectable Introspect | grep -q ListServices"

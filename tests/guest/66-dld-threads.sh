@@ -1,12 +1,12 @@
 #!/bin/bash
 # Exact reservations: a service reserves X-DeadlineThreads= threads of its
-# request (default 1), its cpu.dl_runtime_us rounded up so that the kernel
-# admits exactly that many. A one-thread service reserves one thread, not
-# one per CPU; a three-thread service gets three threads into
-# SCHED_DEADLINE and its fourth is refused by the kernel.
+# request (default 1) through its cgroup's task template: exactly N tasks'
+# bandwidth. A one-thread service reserves one thread, not one per CPU; a
+# three-thread service gets three tasks into SCHED_DEADLINE, and its fourth
+# runs as a normal task while the service stays admitted.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 33
+plan 36
 
 # deadline_procs CGROUP: how many of its processes run SCHED_DEADLINE.
 deadline_procs() {
@@ -25,22 +25,18 @@ systemctl start t66-one
 wait_until 10 test "$(service_state t66-one.service)" = admitted
 is "t66-one admitted" "$(service_state t66-one.service)" admitted
 cg=$(cgroup_of t66-one)
-rt=$(threads_runtime 12000 100000 1)
 one=$(bw 12000 100000)
-reserved=$(( NCPUS * $(bw "$rt" 100000) ))
-is "cgroup runtime: one thread's worth, rounded up (${rt}us of each of $NCPUS CPUs)" "$(cgfile "$cg" cpu.dl_runtime_us)" "$rt"
-is "cgroup period: the request's" "$(cgfile "$cg" cpu.dl_period_us)" 100000
-ok "  holds the thread ($reserved >= $one)" test "$reserved" -ge "$one"
-ok "  and not two ($reserved < 2 x $one)" test "$reserved" -lt $(( 2 * one ))
-ok "  1us less of each CPU would not hold it" test $(( NCPUS * $(bw $(( rt - 1 )) 100000) )) -lt "$one"
-is "media allocated grows by that, not by $NCPUS x 12%" "$(cgfile $media cpu.dl_total_bw)" $(( base_media + reserved ))
+reserved=$one
+is "unit cgroup's template: one task of the request" "$(cgfile "$cg" cpu.dl_template)" "1 12000 100000 100000"
+is "  no per-CPU reservation" "$(cgfile "$cg" cpu.dl_runtime_us)" -1
+is "media allocated grows by exactly one task, not by $NCPUS x 12%" "$(cgfile $media cpu.dl_total_bw)" $(( base_media + one ))
 is "unit cgroup allocated = its thread" "$(cgfile "$cg" cpu.dl_total_bw)" "$one"
 json=$(dlconf show --json t66-one)
 is "dlconf show: reserved" "$(jq -r .reserved <<< "$json")" "$reserved"
 is "dlconf show: for 1 thread" "$(jq -r .threads_requested <<< "$json")" 1
 entry=$(journal_json $DLD_MSG_ADMITTED t66-one.service | tail -n 1)
 is "journal: DLD_RESERVED_BW" "$(jq -r .DLD_RESERVED_BW <<< "$entry")" "$reserved"
-is "journal: DLD_RESERVED_RUNTIME_USEC" "$(jq -r .DLD_RESERVED_RUNTIME_USEC <<< "$entry")" "$rt"
+is "journal: DLD_RESERVED_BY=template" "$(jq -r .DLD_RESERVED_BY <<< "$entry")" template
 is "journal: DLD_THREADS_REQUESTED" "$(jq -r .DLD_THREADS_REQUESTED <<< "$entry")" 1
 
 # Three threads of 2ms/20ms: sh and two sleeps; sh then waits on a FIFO
@@ -56,23 +52,48 @@ is "t66-three admitted" "$(service_state t66-three.service)" admitted
 is "  three threads SCHED_DEADLINE" "$(dlconf show --json t66-three | jq -r '"\(.threads)/\(.threads_total)"')" 3/3
 cg3=$(cgroup_of t66-three)
 is "  each of its processes runs SCHED_DEADLINE" "$(deadline_procs "$cg3")" 3
-is "  cgroup runtime: three threads' worth" "$(cgfile "$cg3" cpu.dl_runtime_us)" "$(threads_runtime 2000 20000 3)"
+is "  cgroup template: three tasks" "$(cgfile "$cg3" cpu.dl_template)" "3 2000 20000 20000"
 is "  unit cgroup allocated = 3 threads" "$(cgfile "$cg3" cpu.dl_total_bw)" $(( 3 * $(bw 2000 20000) ))
 
 timeout 5 sh -c "echo go > $fifo"
-wait_until 10 test "$(service_state t66-three.service)" = degraded
-is "a fourth thread: the kernel refuses it, t66-three is degraded" "$(service_state t66-three.service)" degraded
-entry=$(journal_json $DLD_MSG_REFUSED t66-three.service | tail -n 1)
-is "  refused by admission, EBUSY" "$(jq -r '.DLD_REFUSED_BY + " " + .DLD_ERRNO_NAME' <<< "$entry")" "admission EBUSY"
-like "  the reason: the reservation holds 3 threads" "$(jq -r .DLD_REASON <<< "$entry")" \
-	"SCHED_DEADLINE for new thread [0-9]+ .*holds 3 threads of this size \(X-DeadlineThreads=3\)"
+wait_until 10 test "$(journal_json $DLD_MSG_THREADS_OVER t66-three.service | wc -l)" -ge 1
+is "a fourth process: no room, t66-three stays admitted" "$(service_state t66-three.service)" admitted
+is "  the template counts it" "$(cgfile "$cg3" cpu.dl_template_stat | tr '\n' ' ')" "nr_tasks 3 nr_over 1 "
+is "  three processes SCHED_DEADLINE, the fourth a normal task" "$(deadline_procs "$cg3")" 3
+entry=$(journal_json $DLD_MSG_THREADS_OVER t66-three.service | tail -n 1)
+is "  journal: DLD_THREADS=3 DLD_THREADS_OVER=1" "$(jq -r '.DLD_THREADS + " " + .DLD_THREADS_OVER' <<< "$entry")" "3 1"
 is "  DLD_THREADS_REQUESTED=3" "$(jq -r .DLD_THREADS_REQUESTED <<< "$entry")" 3
-is "  its threads back to SCHED_OTHER" "$(deadline_procs "$cg3")" 0
+is "  no refusal" "$(journal_json $DLD_MSG_REFUSED t66-three.service | wc -l)" 0
+is "  dlconf show counts both kinds" "$(dlconf show --json t66-three | jq -r '"\(.threads)/\(.threads_total)"')" 3/4
 
 systemctl stop t66-one t66-three
 rm -f "$fifo"
 wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
 is "stopping both gives media back what they held" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+
+# N of N + 1: control reserves 10% of each CPU; NCPUS one-thread services
+# of 10ms/100ms fill it exactly, as NCPUS such tasks would, and one more is
+# refused (on_refusal fail: stopped). dlconf check predicts the same.
+control=/deadline.slice/deadline-control.slice
+base_control=$(idle_total $control)
+files=()
+for i in $(seq $((NCPUS + 1))); do
+	make_service "t66-x$i" deadline-control.slice "/bin/sleep infinity" X-DeadlineRuntime=10ms X-DeadlinePeriod=100ms
+	files+=("$DLD_UNIT_DIR/t66-x$i.service" "$DLD_UNIT_DIR/t66-x$i.service.d/deadline.conf")
+done
+predicted=$(dlconf check --json --cpus="$NCPUS" "$DLD_POLICY_DIR/66-test.json" "${files[@]}" 2>/dev/null |
+	jq '[.verdicts[] | select(.verdict == "admitted")] | length')
+admitted=0
+for i in $(seq $((NCPUS + 1))); do
+	systemctl start "t66-x$i" 2>/dev/null
+	[ "$(service_state "t66-x$i.service")" = admitted ] && admitted=$((admitted + 1))
+done
+is "$NCPUS one-thread 10% services fill a group of 10% of each of $NCPUS CPUs" "$admitted" "$NCPUS"
+ok "  the one more is refused and stopped (fail)" sh -c "! systemctl is-active --quiet t66-x$((NCPUS + 1))"
+is "  the group holds exactly $NCPUS tasks' bandwidth, its capacity" "$(cgfile $control cpu.dl_total_bw)" \
+	"$(( base_control + NCPUS * $(bw 10000 100000) ))"
+is "  dlconf check predicted $NCPUS" "$predicted" "$NCPUS"
+for i in $(seq $((NCPUS + 1))); do systemctl stop "t66-x$i"; done
 
 # X-DeadlinePromote=none: an unprivileged service that schedules itself.
 # dld reserves, leaves its threads alone, and gives its processes the
@@ -96,6 +117,7 @@ systemctl start t66-own
 wait_until 10 test "$(service_state t66-own.service)" = admitted
 is "promote none: admitted" "$(service_state t66-own.service)" admitted
 own=$(main_pid t66-own)
+wait_until 10 test "$(dl_limits "$own")" = "Min deadline 20000 20000 us;Max deadline runtime 2000 2000 us;"
 is "  its process has the request's limits" "$(dl_limits "$own")" "Min deadline 20000 20000 us;Max deadline runtime 2000 2000 us;"
 is "  and dld left it SCHED_OTHER" "$(policy_of "$own")" 0
 ask() { : > "$out"; echo "$*" > "$fifo"; wait_until 10 test -s "$out"; cat "$out"; }

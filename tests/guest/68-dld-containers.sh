@@ -1,7 +1,9 @@
 #!/bin/bash
 # Podman containers asking for deadline bandwidth with io.dlsched.*
-# annotations (units/CONTAINERS.md): the OCI hook has dld admit the
-# container's scope before the workload runs; two containers admitted, a
+# annotations (units/CONTAINERS.md): the OCI hook has dld put a task
+# template in the cgroup of the container's init before the workload runs,
+# so that its threads are SCHED_DEADLINE from their start (podman exec
+# included, while there is room); two containers admitted, a
 # third refused in a group whose on_refusal is "fail" (podman run fails,
 # the reason on its stderr, a journal entry naming it), the containers'
 # threads SCHED_DEADLINE with the requested parameters (seen from the host
@@ -32,7 +34,7 @@ t68_cleanup() {
 trap t68_cleanup EXIT
 t68_remove_containers
 
-plan 88
+plan 93
 
 # The containers' slices are in groups that hold 25% of each CPU (media,
 # fail) and 5% (control, degrade); each admitted container reserves 10% of
@@ -90,6 +92,17 @@ ct_scope() {
 	echo "${line%%.scope*}.scope"
 }
 
+# The cgroup of a container's init (the scope, or crun's container/ below it).
+ct_cgroup() {
+	local line
+	if [ "$DLSCHED_CGROUP" = v2 ]; then
+		line=$(grep '^0::' "/proc/$1/cgroup")
+	else
+		line=$(grep -E '^[0-9]+:([^:]*,)?cpu(,[^:]*)?:' "/proc/$1/cgroup")
+	fi
+	echo "${line#*:*:}"
+}
+
 # tasks_sched PID: one "policy runtime/deadline/period" line per thread of
 # PID (the policy alone for a policy without parameters).
 tasks_sched() {
@@ -130,18 +143,21 @@ a_scope=$(ct_scope "$a_pid")
 is "t68-a: the container runs in its scope in media" "$a_scope" "$media/libpod-$a_id.scope"
 wait_until 10 test "$(service_state t68-a)" = admitted
 is "t68-a: dld admitted it" "$(service_state t68-a)" admitted
-is "t68-a: the scope reserves the runtime" "$(cgfile "$a_scope" cpu.dl_runtime_us)" 2000
-is "t68-a: the scope reserves the period" "$(cgfile "$a_scope" cpu.dl_period_us)" 20000
+a_cg=$(ct_cgroup "$a_pid")
+is "t68-a: its init's cgroup has the template: one task per CPU" "$(cgfile "$a_cg" cpu.dl_template)" "$NCPUS 2000 20000 20000"
+is "t68-a: no per-CPU reservation in the scope" "$(cgfile "$a_scope" cpu.dl_runtime_us)" -1
 is "media allocated = t68-a's reservation" "$(cgfile $media cpu.dl_total_bw)" "$(( base_media + one_bw ))"
 is "system pool unchanged by a reservation inside a group" "$(knob sched_dl_total_bw)" "$base_pool"
 wait_until 10 all_deadline "$a_pid" 3
 ok "t68-a: its 3 threads (2 made after the admission) run SCHED_DEADLINE" all_deadline "$a_pid" 3
 is "t68-a: each with the requested runtime/deadline/period" "$(tasks_sched "$a_pid" | sort -u)" \
-	"SCHED_DEADLINE|SCHED_RESET_ON_FORK 2000000/20000000/20000000"
+	"SCHED_DEADLINE 2000000/20000000/20000000"
 wait_until 5 sh -c "[ \$(${PODMAN[*]} logs t68-a 2>/dev/null | grep -c 'policy 6') -ge 3 ]"
 inside=$(pm logs t68-a 2>/dev/null | awk '/policy 6/ { print $6, $8, $10, $12, $14 }' | sort -u)
-is "t68-a: inside, sched_getattr() of each thread says the same" "$inside" "6 2000000 20000000 20000000 0x1"
+is "t68-a: inside, sched_getattr() of each thread says the same" "$inside" "6 2000000 20000000 20000000 0x0"
 is "t68-a: inside, 3 threads saw it" "$(pm logs t68-a 2>/dev/null | grep 'policy 6' | awk '{print $2}' | sort -u | wc -l)" 3
+is "t68-a: inside, no thread ever saw another policy (SCHED_DEADLINE from their start)" \
+	"$(pm logs t68-a 2>/dev/null | grep -c -v 'policy 6')" 0
 entry=$(container_entry $DLD_MSG_ADMITTED t68-a)
 is "t68-a: admission entry: the container's ID" "$(echo "$entry" | jq -r .DLD_CONTAINER_ID)" "$a_id"
 is "t68-a: admission entry: UNIT= the scope" "$(echo "$entry" | jq -r .UNIT)" "libpod-$a_id.scope"
@@ -164,8 +180,8 @@ is "t68-b: admitted" "$(service_state t68-b)" admitted
 is "t68-b: admission entry: its ID" "$(container_entry "$DLD_MSG_ADMITTED" t68-b | jq -r .DLD_CONTAINER_ID)" "$b_id"
 wait_until 10 all_deadline "$b_pid" 2
 is "t68-b: threads with runtime/deadline/period 2/10/20 ms" "$(tasks_sched "$b_pid" | sort -u)" \
-	"SCHED_DEADLINE|SCHED_RESET_ON_FORK 2000000/10000000/20000000"
-is "t68-b: scope reservation" "$(cgfile "$b_scope" cpu.dl_runtime_us)/$(cgfile "$b_scope" cpu.dl_period_us)" 2000/20000
+	"SCHED_DEADLINE 2000000/10000000/20000000"
+is "t68-b: its template" "$(cgfile "$(ct_cgroup "$b_pid")" cpu.dl_template)" "$NCPUS 2000 10000 20000"
 held_media=$(( base_media + 2 * one_bw ))
 is "media allocated = both reservations" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 
@@ -176,7 +192,7 @@ diag "t68-c: podman run exit $ct_rc: $ct_err_text"
 # podman shows the error in crun's log, where the hook put its lines in
 # place of crun's "error executing hook"; they are in the journal too.
 like "t68-c: podman's stderr has the hook's refusal and dld's reason" "$ct_err_text" \
-	'^Error: OCI runtime error: crun: dlsched-oci-hook: t68-c: refused: the kernel refused the reservation .*left in the group'
+	'^Error: OCI runtime error: crun: dlsched-oci-hook: t68-c: refused: the kernel refused the template .*left in the group'
 c_id=$(pm inspect -f '{{.Id}}' t68-c 2>/dev/null)
 like "t68-c: the hook's refusal line in the journal" "$(hook_lines "$c_id")" "^t68-c: refused: "
 ok "t68-c: the container does not run" sh -c "[ \"\$(${PODMAN[*]} inspect -f '{{.State.Running}}' t68-c 2>/dev/null)\" != true ]"
@@ -227,11 +243,28 @@ is "after kill -9: t68-a found again" "$(service_state t68-a)" admitted
 is "after kill -9: t68-b found again" "$(service_state t68-b)" admitted
 is "after kill -9: media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 is "after kill -9: pool counted once" "$(knob sched_dl_total_bw)" "$base_pool"
-is "after kill -9: t68-a's scope reservation in place" "$(cgfile "$a_scope" cpu.dl_runtime_us)" 2000
+is "after kill -9: t68-a's template in place" "$(cgfile "$a_cg" cpu.dl_template)" "$NCPUS 2000 20000 20000"
 ok "after kill -9: t68-a's threads still SCHED_DEADLINE" all_deadline "$a_pid" 3
 is "after kill -9: t68-b's threads unchanged" "$(tasks_sched "$b_pid" | sort -u)" \
-	"SCHED_DEADLINE|SCHED_RESET_ON_FORK 2000000/10000000/20000000"
+	"SCHED_DEADLINE 2000000/10000000/20000000"
 like "after kill -9: dld lists each container once" "$(dlconf list 2>&1 | grep -c '(container ')" '^2$'
+
+# --- podman exec: the template admits the new process while it has room,
+# and a process beyond it runs as a normal task; the container stays admitted.
+# (crun's own helper process passes through the cgroup first and may hold
+# the room a moment: the kernel then admits the exec'd process once the
+# helper's bandwidth is back.)
+ok "podman exec -d into t68-a" pm exec -d t68-a /ct-worker 1
+if [ "$NCPUS" -ge 4 ]; then
+	want="nr_tasks 4 nr_over 0 " what="the exec'd process found room: SCHED_DEADLINE"
+else
+	want="nr_tasks $NCPUS nr_over $(( 4 - NCPUS )) " what="the exec'd process found no room: a normal task"
+fi
+wait_until 10 test "$(cgfile "$a_cg" cpu.dl_template_stat | tr '\n' ' ')" = "$want"
+is "  $what" "$(cgfile "$a_cg" cpu.dl_template_stat | tr '\n' ' ')" "$want"
+is "  t68-a stays admitted" "$(service_state t68-a)" admitted
+is "  no refusal of t68-a" "$(journalctl -o json --no-pager --since "@$DLD_TEST_START" MESSAGE_ID=$DLD_MSG_REFUSED \
+	DLD_CONTAINER_NAME=t68-a | wc -l)" 0
 
 # --- stop: exactly the container's bandwidth comes back --------------------
 t0=$SECONDS
@@ -243,8 +276,8 @@ is "after stop: dld forgot t68-a" "$(service_state t68-a)" none
 wait_until 10 test -n "$(container_entry $DLD_MSG_RELEASED t68-a)"
 entry=$(container_entry "$DLD_MSG_RELEASED" t68-a)
 is "after stop: release entry of t68-a" "$(echo "$entry" | jq -r .DLD_CONTAINER_ID)" "$a_id"
-# The poststop hook comes after the scope's cgroup went, which dld's poll
-# (50 ms) may have seen first: either reason.
+# The poststop hook comes after the scope's cgroup went, which dld may
+# have learnt first from systemd (the scope inactive): either reason.
 diag "t68-a released: $(echo "$entry" | jq -r .DLD_REASON)"
 [ -n "$entry" ] || diag "dld on t68-a: $(journalctl -o cat --no-pager --since "@$DLD_TEST_START" -u dld | grep -F -e "$a_id" -e t68-a | tail -n 8)"
 like "after stop: released when the container stopped" "$(echo "$entry" | jq -r .DLD_REASON)" "^(the container stopped|the container's cgroup is gone)$"
@@ -344,7 +377,7 @@ is "the containerised dld admits a host service" "$(service_state t68-svc.servic
 [ "$(service_state t68-svc.service)" = admitted ] ||
 	diag "refused: $(journal_json "$DLD_MSG_REFUSED" t68-svc.service | tail -n 1 | jq -r .DLD_REASON)"
 like "  its thread SCHED_DEADLINE with the request" "$(chrt -p "$(main_pid t68-svc)" | tr '\n' ' ')" "SCHED_DEADLINE.*2000000/20000000/20000000"
-is "  the unit's reservation" "$(cgfile "$(cgroup_of t68-svc)" cpu.dl_runtime_us)" 2000
+is "  the unit's template" "$(cgfile "$(cgroup_of t68-svc)" cpu.dl_template)" "$NCPUS 2000 20000 20000"
 is "  media allocated = the service's reservation" "$(cgfile $media cpu.dl_total_bw)" "$(( base_media + one_bw ))"
 entry=$(journal_json $DLD_MSG_ADMITTED t68-svc.service | tail -n 1)
 is "  the admission entry comes from the containerised dld" "$(echo "$entry" | jq -r ._PID)" "$dld_ct_pid"

@@ -19,14 +19,14 @@ is "  and prints nothing" "$out" ""
 like "  thread SCHED_DEADLINE 2ms/20ms/20ms" "$(chrt -p "$pid")" "runtime/deadline/period parameters: 2000000/20000000/20000000"
 is "  show: admitted" "$(dlconf show --json t81-a | jq -r .state)" admitted
 is "  show: by hand" "$(dlconf show --json t81-a | jq -r .source)" manual
-is "  the unit's cgroup reserves one thread of 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" \
-	"$(threads_runtime 2000 20000 1)"
+is "  the unit's cgroup's template: one task of 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" \
+	"1 2000 20000 20000"
 is "  show: for 1 thread" "$(dlconf show --json t81-a | jq -r .threads_requested)" 1
 
 out=$(dlconf release t81-a 2>&1); rc=$?
 is "release exits 0" "$rc" 0
 is "  thread back to SCHED_OTHER" "$(policy_of "$pid")" 0
-is "  reservation given back" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" -1
+is "  template given back" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" none
 
 ok "admit with a deadline" dlconf admit t81-a.service --runtime=1ms --deadline=5ms --period=20ms
 like "  deadline 5ms" "$(chrt -p "$pid")" "1000000/5000000/20000000"
@@ -76,21 +76,21 @@ is "re-admit over max_request_percent: exit 3" "$rc" 3
 like "  says the admission stays" "$out" "refused: .*max_request_percent.*; the existing admission stays as it was"
 is "  still admitted" "$(dlconf show --json t81-a | jq -r .state)" admitted
 like "  thread still 2ms/20ms" "$(chrt -p "$pid")" "2000000/20000000/20000000"
-is "  reservation still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 2000
+is "  template still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" "$NCPUS 2000 20000 20000"
 is "  nothing allocated" "$(dld_prop SystemAllocated)" "$before"
 # t81-b takes the rest of the group (20% of each CPU): 12.5% of each CPU
 # for t81-a fits the policy, not the kernel's admission.
 ok "admit t81-b 2ms/20ms on each CPU" dlconf admit t81-b --runtime=2ms --period=20ms --threads=all
 out=$(dlconf admit t81-a --runtime=2500us --period=20ms --threads=all 2>&1); rc=$?
 is "re-admit that the group cannot hold: exit 3" "$rc" 3
-like "  refused by the kernel, the admission stays" "$out" "refused: the kernel refused the reservation .*Device or resource busy.*; the existing admission stays as it was"
+like "  refused by the kernel, the admission stays" "$out" "refused: the kernel refused the template .*Device or resource busy.*; the existing admission stays as it was"
 like "  thread still 2ms/20ms" "$(chrt -p "$pid")" "2000000/20000000/20000000"
-is "  reservation still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 2000
+is "  template still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" "$NCPUS 2000 20000 20000"
 entry=$(journal_json "$DLD_MSG_REFUSED" t81-a.service | tail -n 1)
 is "  journal: the refused request, action none" "$(jq -r '.DLD_RUNTIME_USEC + " " + .DLD_ACTION' <<< "$entry")" "2500 none"
 ok "a smaller new request is taken" dlconf admit t81-a --runtime=1ms --period=20ms --threads=all
 like "  thread now 1ms/20ms" "$(chrt -p "$pid")" "1000000/20000000/20000000"
-is "  reservation now 1ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_runtime_us)" 1000
+is "  template now 1ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" "$NCPUS 1000 20000 20000"
 dlconf release t81-a
 dlconf release t81-b
 systemctl stop t81-b
