@@ -194,6 +194,19 @@ def part_dld(results, rep, data):
         rep.add("3 dld latency", f"{what}: new thread -> policy, p50/p99 (n={len(new)})",
                 f"{q(new, 0.5):.2f} / {p99n:.2f} ms", "p99 <= 20 ms" if kind == "dl" else "",
                 p99n <= 20 if kind == "dl" else None)
+        # Each thread's own policy at its first instruction (the worker notes it).
+        noted = [f for f in ff if "threads" in f]
+        if noted:
+            threads = sum(f["threads"] for f in noted)
+            outside = sum(f["outside"] for f in noted)
+            want = 6 if kind == "dl" else 1
+            first_ok = sum(1 for f in noted if f["first_policy"] == want)
+            rep.add("3 dld latency", f"{what}: threads not in policy at their first instruction "
+                    f"({len(noted)} starts)", f"{outside} of {threads}",
+                    "0 of >= 10,000" if kind == "dl" else "", (outside == 0 and threads >= 10000) if kind == "dl" else None)
+            rep.add("3 dld latency", f"{what}: main thread in policy at its first instruction after exec",
+                    f"{first_ok} of {len(noted)} starts", f"{len(noted)} of >= 200" if kind == "dl" else "",
+                    (first_ok == len(noted) and len(noted) >= 200) if kind == "dl" else None)
     for f in figs(results, part="dld", test="promotion_failures"):
         rep.add("3 dld latency", "starts with no promotion within 10 s", str(f["failures"]), "0", f["failures"] == 0)
 
@@ -217,6 +230,13 @@ def part_foot(results, rep, data):
         rep.add("4 dld footprint", "group bandwidth after the cycles (cpu.dl_total_bw)",
                 f"{f['bw_after']} (before: {f['bw_before']}, highest while cycling: {f.get('bw_during', 'n/a')})",
                 "exactly as before", f["bw_after"] == f["bw_before"])
+    for f in figs(results, part="foot", test="wakeups"):
+        # dld.service's WatchdogSec=30s: sd-event pings systemd every 15 s.
+        keepalive = -(-f["seconds"] // 15)
+        per_s = f["wakeups"] / f["seconds"]
+        rep.add("4 dld footprint", f"dld wake-ups while following {f['services']} admitted services, idle",
+                f"{per_s:.2f}/s ({f['wakeups']} in {f['seconds']} s)",
+                "0/s (besides the watchdog keep-alive, 1 per 15 s)", f["wakeups"] <= keepalive)
     for f in figs(results, part="foot", test="status"):
         rep.add("4 dld footprint", f"dlconf status with {f['services']} services ({f['admitted']} admitted), p50/max",
                 f"{f['status_us_p50'] / 1e3:.1f} / {f['status_us_max'] / 1e3:.1f} ms", "", None)
@@ -346,7 +366,7 @@ def build(results, outdir, before=None):
              f"{' (QUICK: short runs, figures indicative only)' if results.get('quick') else ''}; "
              f"{results.get('seconds', 0):.0f} s in all.", "",
              f"- machine: {m['cpu']}, {m['host_cpus']} host CPUs, host kernel {m['host_kernel']}",
-             f"- guest: {m['vcpus']} vCPUs (one per host CPU), {m['guest_mem_mib']} MiB, emulation: {m['emulation']} ({m['qemu']})",
+             f"- guest: {m['vcpus']} vCPUs (one per host CPU), {m['guest_mem_mib']} MiB, emulation: {m['emulation']} ({m['qemu']}), vCPU threads SCHED_FIFO on the host: {m.get('vcpu_fifo', 'no')}",
              f"- kernels: patched {m['guest_kernel_patched']} (build/bzImage-normal), "
              + ("stock: none, the patched kernel stood in (build/stock absent)" if results.get("stock_standin") else
                 f"stock {m['guest_kernel_stock']} (build/stock/bzImage-stock: same tree and config, no series)"),
@@ -396,7 +416,9 @@ SAMPLE = {
              "work_util": 0.8, "misses": 0, "misses_in_stalls": 0, "stalls": 0, "max_lateness_us": -10.0,
              "resp_us_p50": 1, "resp_us_p90": 2, "resp_us_p99": 3, "resp_us_max": 4, "periodic_throttles": 0},
             {"part": "cap", "kernel": "patched", "test": "cap_cdf", "label": "admitted", "resp_us": [1000.0, 2000.0]},
-            {"part": "dld", "kernel": "patched", "test": "promotion", "kind": "dl", "unit_to_policy_us": 3000, "new_thread_us": 40000},
+            {"part": "dld", "kernel": "patched", "test": "promotion", "kind": "dl", "unit_to_policy_us": 3000, "new_thread_us": 40000,
+             "first_policy": 6, "threads": 53, "outside": 0},
+            {"part": "foot", "kernel": "patched", "test": "wakeups", "services": 25, "seconds": 3, "wakeups": 0},
             {"part": "foot", "kernel": "patched", "test": "idle", "seconds": 5, "rss_kb": 3500, "cpu_percent": 0.1},
             {"part": "foot", "kernel": "patched", "test": "cycles", "cycles": 60, "services": 20, "rounds": 3, "unadmitted_rounds": 0,
              "rss_max_kb": 3900, "rss_anon_max_kb": 900, "rss_after_kb": 3800, "rss_anon_after_kb": 800,

@@ -15,7 +15,10 @@
 # (seconds, default 1500), KERNEL_IMAGE (a bzImage to boot instead of
 # build/bzImage-<variant>: make check-mutants boots the stock and mutant
 # kernels this way), QEMU_MONITOR (check mode: a path for a QEMU monitor
-# socket). A bad value stops it before anything runs.
+# socket), QEMU_VCPU_FIFO (check mode: a priority 1-99; the vCPU threads
+# run SCHED_FIFO at it on the host, so that the host cannot take them away
+# for its other work, RT throttling permitting). A bad value stops it
+# before anything runs.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -69,6 +72,23 @@ qemu=(qemu-system-x86_64 "${accel_args[@]}" -machine q35
       -drive "file=$img,if=virtio,format=raw,snapshot=on"
       -device virtio-rng-pci -nic none -no-reboot)
 
+# vcpu_fifo PRIO PARENT N: once QEMU (a child of PARENT, through timeout)
+# has its N vCPU threads ("CPU k/TCG"), makes them SCHED_FIFO at PRIO.
+vcpu_fifo() {
+	local q t n=0 try
+	for ((try = 0; try < 600 && n < $3; try++)); do
+		sleep 0.1
+		q=$(pgrep -f -n "^qemu-system-x86_64 .*-name dlsched" || true)
+		[ -n "$q" ] || continue
+		n=0
+		for t in /proc/"$q"/task/*; do
+			grep -q '^CPU [0-9]*/TCG$' "$t/comm" 2>/dev/null || continue
+			chrt -f -p "$1" "${t##*/}" && n=$((n + 1))
+		done
+	done
+	note "vCPU threads SCHED_FIFO $1: $n of $3"
+}
+
 case $mode in
 run)
 	echo "Booting ${KERNEL_IMAGE:-$(cat "$BUILD/kernel.release-$variant")} (Ctrl-a x quits; changes are discarded)" >&2
@@ -87,6 +107,11 @@ check)
 	# (e.g. "sendkey alt-sysrq-w": blocked tasks' stacks on the console).
 	monitor=none
 	[ -z "${QEMU_MONITOR:-}" ] || monitor="unix:$QEMU_MONITOR,server=on,wait=off"
+	if [ -n "${QEMU_VCPU_FIFO:-}" ]; then
+		[[ $QEMU_VCPU_FIFO =~ ^[1-9][0-9]?$ ]] || die "QEMU_VCPU_FIFO must be a priority 1-99, not '$QEMU_VCPU_FIFO'"
+		qemu+=(-name dlsched,debug-threads=on)
+		vcpu_fifo "$QEMU_VCPU_FIFO" "$$" "$vcpus" &
+	fi
 	timeout -k 10 "$guest_timeout" "${qemu[@]}" -display none -monitor "$monitor" \
 		-serial "file:$log" \
 		-device virtio-serial-pci \

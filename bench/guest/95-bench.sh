@@ -185,14 +185,18 @@ policy_of() {	# 6 = SCHED_DEADLINE, from /proc/PID/stat field 41
 	echo "${39}"
 }
 
-# ---- part 3: start job finished -> all threads SCHED_DEADLINE.
+# ---- part 3: start job finished -> all threads SCHED_DEADLINE; each
+# thread's policy at its first instruction. The worker keeps 3 threads and
+# starts 50 short ones one after the other: 5 tasks leave room for one
+# that lives while the last one's bandwidth waits for its 0-lag time.
 part_dld() {
-	local n n_fifo i w kind kinds out res act all new fails=0
+	local n n_fifo i w kind kinds out res act all new first threads outside fails=0
 	[ $patched = 1 ] || { diag "dld: needs the patched kernel"; return 0; }
 	n=$(q 10 200)
 	n_fifo=$(q 10 50)
-	dld_unit dlb-dl "$BIN/dlb-worker /run/dlb/dl 6 2 new" X-DeadlineRuntime=2ms X-DeadlinePeriod=10ms X-DeadlineThreads=3
-	dld_unit dlb-fifo "$BIN/dlb-worker /run/dlb/fifo 1 2 new" CPUSchedulingPolicy=fifo CPUSchedulingPriority=10
+	dld_unit dlb-dl "$BIN/dlb-worker /run/dlb/dl 6 2 new spawn=50" X-DeadlineRuntime=2ms X-DeadlinePeriod=10ms \
+		X-DeadlineThreads=5
+	dld_unit dlb-fifo "$BIN/dlb-worker /run/dlb/fifo 1 2 new spawn=50" CPUSchedulingPolicy=fifo CPUSchedulingPriority=10
 	systemctl daemon-reload
 	for ((i = 0; i < n; i++)); do
 		kinds=dl
@@ -207,13 +211,17 @@ part_dld() {
 			systemctl stop dlb-$kind.service
 			all=$(sed -n 's/.*all=\(-\{0,1\}[0-9]*\).*/\1/p' <<< "$res")
 			new=$(sed -n 's/.*new=\(-\{0,1\}[0-9]*\).*/\1/p' <<< "$res")
+			first=$(sed -n 's/.*first=\([0-9]*\).*/\1/p' <<< "$res")
+			threads=$(sed -n 's/.*threads=\([0-9]*\).*/\1/p' <<< "$res")
+			outside=$(sed -n 's/.*outside=\([0-9]*\).*/\1/p' <<< "$res")
 			if [ -z "$all" ] || [ -z "$new" ] || [ "$all" -lt 0 ] || [ "$new" -lt 0 ]; then
 				fails=$((fails + 1))
 				echo "# dld: $kind start $i: no promotion within 10 s ($res)"
 				continue
 			fi
 			bench_json dld test='"promotion"' kind="\"$kind\"" i="$i" \
-				unit_to_policy_us="$(( (all - act * 1000) / 1000 ))" new_thread_us="$(( new / 1000 ))"
+				unit_to_policy_us="$(( (all - act * 1000) / 1000 ))" new_thread_us="$(( new / 1000 ))" \
+				first_policy="${first:--1}" threads="${threads:-0}" outside="${outside:-0}"
 		done
 	done
 	bench_json dld test='"promotion_failures"' failures="$fails"
@@ -256,6 +264,7 @@ foot_rss_sampler() {
 # ---- part 4: dld's footprint.
 part_foot() {
 	local pid idle_s t0 t1 c0 c1 max_rss max_anon cycles i units=() bw0 bw1 bw_during=-1 n_status s times=() rc=0 hz sampler unadmitted rounds
+	local wake_s w0 w1
 	[ $patched = 1 ] || { diag "foot: needs the patched kernel"; return 0; }
 	hz=$(getconf CLK_TCK)
 	for i in $(seq 20); do
@@ -317,6 +326,12 @@ part_foot() {
 	systemctl daemon-reload
 	systemctl start "${units[@]}" 2>/dev/null
 	wait_admitted "${units[@]}" || { echo "# foot: not all $n_status status services admitted"; rc=1; }
+	# dld's wake-ups while it follows them, idle (its context switches).
+	wake_s=$(q 3 10)
+	w0=$(awk '/ctxt_switches/ {n += $2} END {print n}' "/proc/$pid/status")
+	sleep "$wake_s"
+	w1=$(awk '/ctxt_switches/ {n += $2} END {print n}' "/proc/$pid/status")
+	bench_json foot test='"wakeups"' services="$n_status" seconds="$wake_s" wakeups="$((w1 - w0))"
 	for i in 1 2 3 4 5; do
 		t0=$(date +%s%N); dlconf status > /dev/null; t1=$(date +%s%N)
 		times+=($(( (t1 - t0) / 1000 )))

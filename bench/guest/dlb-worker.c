@@ -2,23 +2,30 @@
 /*
  * dlb-worker: the service of bench part 3, timing its own promotion.
  *
- *   dlb-worker OUT POLICY THREADS [new]
+ *   dlb-worker OUT POLICY THREADS [new] [spawn=N]
  *
- * Starts THREADS - 1 sleeping threads next to its main thread, then polls
- * (every 500 µs) the policy of all of them until each runs POLICY (6:
- * SCHED_DEADLINE, dld's doing; 1: SCHED_FIFO, systemd's). With "new" it
- * then starts one more thread and polls until that one runs POLICY too.
- * Writes one line to OUT (by rename, so a reader never sees half):
+ * Notes its own policy first thing in main() (after exec: the policy it
+ * was given before it ran), starts THREADS - 1 sleeping threads next to
+ * its main thread, then polls (every 500 µs) the policy of all of them
+ * until each runs POLICY (6: SCHED_DEADLINE, 1: SCHED_FIFO, systemd's).
+ * With "new" it then starts one more thread and polls until that one runs
+ * POLICY too. With spawn=N it then starts N short threads one after the
+ * other, each noting its policy at its first instruction. Writes one line
+ * to OUT (by rename, so a reader never sees half):
  *
- *   all=NS new=NS
+ *   all=NS new=NS first=P threads=T outside=K
  *
  * all: CLOCK_MONOTONIC time (ns) at which every thread was seen running
  * POLICY, to set against the unit's ActiveEnterTimestampMonotonic; new:
  * ns from the new thread's creation to it running POLICY. -1: not within
- * 10 s. Then it sleeps until stopped.
+ * 10 s. first: the main thread's policy at its start; threads: how many
+ * threads noted their policy at their first instruction (main included),
+ * outside: how many of them were not running POLICY. Then it sleeps until
+ * stopped.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include "dlb.h"
 
@@ -28,12 +35,30 @@
 
 static pid_t tids[MAX_THREADS + 1];
 static volatile int n_tids;
+static int want_policy;
+static atomic_int noted, outside;
+
+/* A thread's policy at its first instruction, counted. */
+static void note_policy(void)
+{
+	if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) != want_policy)
+		atomic_fetch_add(&outside, 1);
+	atomic_fetch_add(&noted, 1);
+}
 
 static void *sleeper(void *arg)
 {
+	note_policy();
 	tids[(intptr_t)arg] = gettid();
 	for (;;)
 		pause();
+	return NULL;
+}
+
+static void *short_lived(void *arg)
+{
+	(void)arg;
+	note_policy();
 	return NULL;
 }
 
@@ -66,19 +91,33 @@ static void start_thread(int idx)
 
 int main(int argc, char **argv)
 {
+	int first = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
 	int64_t t0 = dlb_now(), all, new_ns = 0;
 	char tmp[4200];
-	int policy, threads;
-	bool new_thread;
+	int policy, threads, spawn = 0;
+	bool new_thread = false;
 	FILE *f;
 
 	if (argc < 4)
-		dlb_die("usage: dlb-worker OUT POLICY THREADS [new]");
+		dlb_die("usage: dlb-worker OUT POLICY THREADS [new] [spawn=N]");
 	policy = atoi(argv[2]);
 	threads = atoi(argv[3]);
-	new_thread = argc > 4 && !strcmp(argv[4], "new");
+	for (int i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "new"))
+			new_thread = true;
+		else if (!strncmp(argv[i], "spawn=", 6))
+			spawn = atoi(argv[i] + 6);
+		else
+			dlb_die("unknown argument %s", argv[i]);
+	}
 	if (threads < 1 || threads > MAX_THREADS - 1)
 		dlb_die("THREADS: 1 to %d", MAX_THREADS - 1);
+	if (spawn < 0 || spawn > 100000)
+		dlb_die("spawn=: 0 to 100000");
+	want_policy = policy;
+	if (first != policy)
+		atomic_fetch_add(&outside, 1);
+	atomic_fetch_add(&noted, 1);
 	tids[0] = gettid();
 	for (int i = 1; i < threads; i++)
 		start_thread(i);
@@ -91,11 +130,18 @@ int main(int argc, char **argv)
 		if (new_ns >= 0)
 			new_ns -= c;
 	}
+	for (int i = 0; i < spawn; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, short_lived, NULL) || pthread_join(t, NULL))
+			dlb_die("pthread_create failed");
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", argv[1]);
 	f = fopen(tmp, "we");
 	if (!f)
 		dlb_die("%s: %s", tmp, strerror(errno));
-	fprintf(f, "all=%lld new=%lld\n", (long long)all, (long long)new_ns);
+	fprintf(f, "all=%lld new=%lld first=%d threads=%d outside=%d\n", (long long)all, (long long)new_ns, first,
+		atomic_load(&noted), atomic_load(&outside));
 	fclose(f);
 	if (rename(tmp, argv[1]))
 		dlb_die("rename %s: %s", argv[1], strerror(errno));
