@@ -80,19 +80,8 @@ ct_run() {
 
 ct_pid() { pm inspect -f '{{.State.Pid}}' "$1" 2>/dev/null; }
 
-# The scope of a container's init from the host's /proc/PID/cgroup.
-ct_scope() {
-	local line
-	if [ "$DLSCHED_CGROUP" = v2 ]; then
-		line=$(grep '^0::' "/proc/$1/cgroup")
-	else
-		line=$(grep -E '^[0-9]+:([^:]*,)?cpu(,[^:]*)?:' "/proc/$1/cgroup")
-	fi
-	line=${line#*:*:}
-	echo "${line%%.scope*}.scope"
-}
-
-# The cgroup of a container's init (the scope, or crun's container/ below it).
+# The cgroup of a container's init from the host's /proc/PID/cgroup (the
+# scope, or crun's container/ below it), and the scope.
 ct_cgroup() {
 	local line
 	if [ "$DLSCHED_CGROUP" = v2 ]; then
@@ -101,6 +90,11 @@ ct_cgroup() {
 		line=$(grep -E '^[0-9]+:([^:]*,)?cpu(,[^:]*)?:' "/proc/$1/cgroup")
 	fi
 	echo "${line#*:*:}"
+}
+ct_scope() {
+	local cg
+	cg=$(ct_cgroup "$1")
+	echo "${cg%%.scope*}.scope"
 }
 
 # tasks_sched PID: one "policy runtime/deadline/period" line per thread of
