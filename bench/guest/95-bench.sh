@@ -187,16 +187,17 @@ policy_of() {	# 6 = SCHED_DEADLINE, from /proc/PID/stat field 41
 
 # ---- part 3: start job finished -> all threads SCHED_DEADLINE; each
 # thread's policy at its first instruction. The worker keeps 3 threads and
-# starts 50 short ones one after the other: 5 tasks leave room for one
+# starts 50 short ones one after the other (QUICK 5): 5 tasks leave room for one
 # that lives while the last one's bandwidth waits for its 0-lag time.
 part_dld() {
-	local n n_fifo i w kind kinds out res act all new first threads outside fails=0
+	local n n_fifo i w kind kinds out res act all new first threads outside spawn fails=0
 	[ $patched = 1 ] || { diag "dld: needs the patched kernel"; return 0; }
 	n=$(q 10 200)
 	n_fifo=$(q 10 50)
-	dld_unit dlb-dl "$BIN/dlb-worker /run/dlb/dl 6 2 new spawn=50" X-DeadlineRuntime=2ms X-DeadlinePeriod=10ms \
+	spawn=$(q 5 50)
+	dld_unit dlb-dl "$BIN/dlb-worker /run/dlb/dl 6 2 new spawn=$spawn" X-DeadlineRuntime=2ms X-DeadlinePeriod=10ms \
 		X-DeadlineThreads=5
-	dld_unit dlb-fifo "$BIN/dlb-worker /run/dlb/fifo 1 2 new spawn=50" CPUSchedulingPolicy=fifo CPUSchedulingPriority=10
+	dld_unit dlb-fifo "$BIN/dlb-worker /run/dlb/fifo 1 2 new spawn=$spawn" CPUSchedulingPolicy=fifo CPUSchedulingPriority=10
 	systemctl daemon-reload
 	for ((i = 0; i < n; i++)); do
 		kinds=dl
