@@ -187,17 +187,18 @@ policy_of() {	# 6 = SCHED_DEADLINE, from /proc/PID/stat field 41
 
 # ---- part 3: start job finished -> all threads SCHED_DEADLINE; each
 # thread's policy at its first instruction. The worker keeps 3 threads and
-# starts 50 short ones one after the other (QUICK 5): 5 tasks leave room for one
-# that lives while the last one's bandwidth waits for its 0-lag time.
+# starts 50 short ones one after the other (QUICK 5), a period (10 ms)
+# apart: an ended thread's bandwidth comes back at its 0-lag time, at the
+# latest a period after it ended, so 5 tasks leave room for the next.
 part_dld() {
 	local n n_fifo i w kind kinds out res act all new first threads outside spawn fails=0
 	[ $patched = 1 ] || { diag "dld: needs the patched kernel"; return 0; }
 	n=$(q 10 200)
 	n_fifo=$(q 10 50)
 	spawn=$(q 5 50)
-	dld_unit dlb-dl "$BIN/dlb-worker /run/dlb/dl 6 2 new spawn=$spawn" X-DeadlineRuntime=2ms X-DeadlinePeriod=10ms \
+	dld_unit dlb-dl "$BIN/dlb-worker /run/dlb/dl 6 2 new spawn=$spawn gap=10000" X-DeadlineRuntime=2ms X-DeadlinePeriod=10ms \
 		X-DeadlineThreads=5
-	dld_unit dlb-fifo "$BIN/dlb-worker /run/dlb/fifo 1 2 new spawn=$spawn" CPUSchedulingPolicy=fifo CPUSchedulingPriority=10
+	dld_unit dlb-fifo "$BIN/dlb-worker /run/dlb/fifo 1 2 new spawn=$spawn gap=10000" CPUSchedulingPolicy=fifo CPUSchedulingPriority=10
 	systemctl daemon-reload
 	for ((i = 0; i < n; i++)); do
 		kinds=dl

@@ -2,7 +2,7 @@
 /*
  * dlb-worker: the service of bench part 3, timing its own promotion.
  *
- *   dlb-worker OUT POLICY THREADS [new] [spawn=N]
+ *   dlb-worker OUT POLICY THREADS [new] [spawn=N] [gap=US]
  *
  * Notes its own policy first thing in main() (after exec: the policy it
  * was given before it ran), starts THREADS - 1 sleeping threads next to
@@ -10,7 +10,7 @@
  * until each runs POLICY (6: SCHED_DEADLINE, 1: SCHED_FIFO, systemd's).
  * With "new" it then starts one more thread and polls until that one runs
  * POLICY too. With spawn=N it then starts N short threads one after the
- * other, each noting its policy at its first instruction. Writes one line
+ * other, gap=US apart, each noting its policy at its first instruction. Writes one line
  * to OUT (by rename, so a reader never sees half):
  *
  *   all=NS new=NS first=P threads=T outside=K
@@ -94,12 +94,12 @@ int main(int argc, char **argv)
 	int first = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
 	int64_t t0 = dlb_now(), all, new_ns = 0;
 	char tmp[4200];
-	int policy, threads, spawn = 0;
+	int policy, threads, spawn = 0, gap_us = 0;
 	bool new_thread = false;
 	FILE *f;
 
 	if (argc < 4)
-		dlb_die("usage: dlb-worker OUT POLICY THREADS [new] [spawn=N]");
+		dlb_die("usage: dlb-worker OUT POLICY THREADS [new] [spawn=N] [gap=US]");
 	policy = atoi(argv[2]);
 	threads = atoi(argv[3]);
 	for (int i = 4; i < argc; i++) {
@@ -107,6 +107,8 @@ int main(int argc, char **argv)
 			new_thread = true;
 		else if (!strncmp(argv[i], "spawn=", 6))
 			spawn = atoi(argv[i] + 6);
+		else if (!strncmp(argv[i], "gap=", 4))
+			gap_us = atoi(argv[i] + 4);
 		else
 			dlb_die("unknown argument %s", argv[i]);
 	}
@@ -135,6 +137,8 @@ int main(int argc, char **argv)
 
 		if (pthread_create(&t, NULL, short_lived, NULL) || pthread_join(t, NULL))
 			dlb_die("pthread_create failed");
+		if (gap_us > 0)
+			usleep(gap_us);
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", argv[1]);
 	f = fopen(tmp, "we");
