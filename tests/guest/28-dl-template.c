@@ -16,6 +16,7 @@
  */
 #include <pthread.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include "dlcpu.h"
 
@@ -257,6 +258,39 @@ static void worker_stop(struct worker *w)
 	children[w->slot.slot] = 0;
 }
 
+/* A process that forks (and reaps) until told to stop, counting its forks
+ * and their errors, in memory shared with the test. */
+struct fork_counts {
+	int stop;
+	long forks, eagain, other;
+};
+
+static void forker_main(struct fork_counts *fc)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (!__atomic_load_n(&fc->stop, __ATOMIC_RELAXED)) {
+		pid_t pid = fork();
+
+		if (!pid)
+			_exit(0);
+		if (pid < 0) {
+			__atomic_add_fetch(errno == EAGAIN ? &fc->eagain : &fc->other, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		__atomic_add_fetch(&fc->forks, 1, __ATOMIC_RELAXED);
+		waitpid(pid, NULL, 0);
+	}
+	_exit(0);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* Each a write that fails with EINVAL and changes nothing. */
 static const char * const bad_templates[] = {
 	"\n", "garbage", "NONE", "none extra", "0 6250 100000 100000",
@@ -302,7 +336,7 @@ int main(void)
 	bool ok;
 
 	ksft_print_header();
-	ksft_set_plan(18);
+	ksft_set_plan(19);
 	dl_setup("t28");
 	atexit(cpus_restore);
 	set_dl_pool(750000, 250000);
@@ -513,6 +547,52 @@ int main(void)
 	ok &= is("a/t", wait_total("a/t", 0), 0) && is("a/k", wait_total("a/k", 0), 0) &&
 	      is("a", wait_total("a", 0), 0);
 	ksft_test_result(ok, "none: the template's tasks are SCHED_OTHER again, the reservation and their bandwidth return\n");
+
+	/*
+	 * 19: a task its template made SCHED_DEADLINE goes back to
+	 * SCHED_OTHER when the template is set to none, or when it moves out;
+	 * until then it is still deadline. Its forks in that time succeed:
+	 * the child starts as a normal task, as in the group.
+	 */
+	{
+		struct fork_counts *fc = mmap(NULL, sizeof(*fc), PROT_READ | PROT_WRITE,
+					      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		long cycles = 0, busy = 0;
+		double end;
+		pid_t f;
+
+		if (fc == MAP_FAILED)
+			ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+		cg_create("a/f");
+		f = fork();
+		if (!f)
+			forker_main(fc);
+		ok = is("attach forker", cg_move("a/f", f), 0);
+		for (end = now_s() + 3; ok && now_s() < end; cycles++) {
+			/* EBUSY: what its tasks held has not come back yet (0-lag). */
+			err = write_template("a/f", TEMPLATE(2));
+			if (err == EBUSY) {
+				busy++;
+				usleep(1000);
+				continue;
+			}
+			ok = is("template f", err, 0);
+			if (cycles % 2)
+				ok = ok && is("f none", write_template("a/f", "none"), 0);
+			else
+				ok = ok && is("out", cg_move("plain", f), 0) && is("f none", write_template("a/f", "none"), 0) &&
+				     is("back", cg_move("a/f", f), 0);
+		}
+		__atomic_store_n(&fc->stop, 1, __ATOMIC_RELAXED);
+		waitpid(f, NULL, 0);
+		ksft_print_msg("%ld cycles of template and none, or move out, against %ld forks (%ld times EBUSY: bandwidth not back yet)\n",
+			       cycles, fc->forks, busy);
+		ok = ok && is("forks that failed with EAGAIN", fc->eagain, 0) && is("forks that failed otherwise", fc->other, 0) &&
+		     is("a/f", wait_total("a/f", 0), 0);
+		ok &= cycles - busy > 100 && fc->forks > 100;
+		munmap(fc, sizeof(*fc));
+	}
+	ksft_test_result(ok, "a template task forks while its template goes to none, or it moves out: no fork fails\n");
 
 	if (failures)
 		ksft_print_msg("%d mismatches\n", failures);
