@@ -12,6 +12,7 @@ median over rounds, and the spread over rounds (one round: over every pair
 of repetitions).
 """
 
+import copy
 import json
 import math
 import os
@@ -186,14 +187,28 @@ def part_dld(results, rep, data):
             rep.add("3 dld latency", f"{what}: start job finished -> all threads", "not measured",
                     "p99 <= 10 ms" if kind == "dl" else "", False if kind == "dl" else None)
             continue
-        p99 = q(unit, 0.99)
-        rep.add("3 dld latency", f"{what}: start job finished -> all threads in policy, p50/p99/max (n={len(unit)})",
-                f"{q(unit, 0.5):.2f} / {p99:.2f} / {max(unit):.2f} ms", "p99 <= 10 ms" if kind == "dl" else "",
-                p99 <= 10 if kind == "dl" else None)
-        p99n = q(new, 0.99)
-        rep.add("3 dld latency", f"{what}: new thread -> policy, p50/p99 (n={len(new)})",
-                f"{q(new, 0.5):.2f} / {p99n:.2f} ms", "p99 <= 20 ms" if kind == "dl" else "",
-                p99n <= 20 if kind == "dl" else None)
+        # How long a thread of the unit ran outside its policy after the
+        # start job (0 when each was in it at its first instruction; -1: a
+        # short-lived thread was outside and ended unseen).
+        lags = [f["outside_lag_us"] / 1e3 for f in ff if "outside_lag_us" in f]
+        if lags:
+            unseen = sum(1 for v in lags if v < 0)
+            p99l = q([v if v >= 0 else float("inf") for v in lags], 0.99)
+            rep.add("3 dld latency", f"{what}: start job -> all threads in policy: time any thread ran outside it, "
+                    f"p50/p99/max (n={len(lags)})",
+                    f"{q(lags, 0.5):.2f} / {p99l:.2f} / {max(lags):.2f} ms" + (f", {unseen} starts unseen" if unseen else ""),
+                    "p99 <= 10 ms" if kind == "dl" else "", p99l <= 10 if kind == "dl" else None)
+            job = [f["start_job_us"] / 1e3 for f in ff]
+            exe = [f["active_to_exec_us"] / 1e3 for f in ff]
+            rep.add("3 dld latency", f"{what}: start job (ExecStartPre= included), p50/p99", f"{q(job, 0.5):.2f} / {q(job, 0.99):.2f} ms",
+                    "", None)
+            rep.add("3 dld latency", f"{what}: unit active -> main thread's first instruction, p50/p99",
+                    f"{q(exe, 0.5):.2f} / {q(exe, 0.99):.2f} ms", "", None)
+        rep.add("3 dld latency", f"{what}: start job finished -> the worker has seen all its threads in policy "
+                f"(its own start-up included), p50/p99/max (n={len(unit)})",
+                f"{q(unit, 0.5):.2f} / {q(unit, 0.99):.2f} / {max(unit):.2f} ms", "", None)
+        rep.add("3 dld latency", f"{what}: new thread -> the worker sees it in policy, p50/p99 (n={len(new)})",
+                f"{q(new, 0.5):.2f} / {q(new, 0.99):.2f} ms", "", None)
         # Each thread's own policy at its first instruction (the worker notes it).
         noted = [f for f in ff if "threads" in f]
         if noted:
@@ -366,7 +381,7 @@ def build(results, outdir, before=None):
              f"{' (QUICK: short runs, figures indicative only)' if results.get('quick') else ''}; "
              f"{results.get('seconds', 0):.0f} s in all.", "",
              f"- machine: {m['cpu']}, {m['host_cpus']} host CPUs, host kernel {m['host_kernel']}",
-             f"- guest: {m['vcpus']} vCPUs (one per host CPU), {m['guest_mem_mib']} MiB, emulation: {m['emulation']} ({m['qemu']}), vCPU threads SCHED_FIFO on the host: {m.get('vcpu_fifo', 'no')}",
+             f"- guest: {m['vcpus']} vCPUs{' (one per host CPU)' if m['vcpus'] == m['host_cpus'] else ''}, {m['guest_mem_mib']} MiB, emulation: {m['emulation']} ({m['qemu']}), vCPU threads SCHED_FIFO on the host: {m.get('vcpu_fifo', 'no')}",
              f"- kernels: patched {m['guest_kernel_patched']} (build/bzImage-normal), "
              + ("stock: none, the patched kernel stood in (build/stock absent)" if results.get("stock_standin") else
                 f"stock {m['guest_kernel_stock']} (build/stock/bzImage-stock: same tree and config, no series)"),
@@ -417,7 +432,7 @@ SAMPLE = {
              "resp_us_p50": 1, "resp_us_p90": 2, "resp_us_p99": 3, "resp_us_max": 4, "periodic_throttles": 0},
             {"part": "cap", "kernel": "patched", "test": "cap_cdf", "label": "admitted", "resp_us": [1000.0, 2000.0]},
             {"part": "dld", "kernel": "patched", "test": "promotion", "kind": "dl", "unit_to_policy_us": 3000, "new_thread_us": 40000,
-             "first_policy": 6, "threads": 53, "outside": 0},
+             "first_policy": 6, "threads": 53, "outside": 0, "start_job_us": 90000, "active_to_exec_us": 20000, "outside_lag_us": 0},
             {"part": "foot", "kernel": "patched", "test": "wakeups", "services": 25, "seconds": 3, "wakeups": 0},
             {"part": "foot", "kernel": "patched", "test": "idle", "seconds": 5, "rss_kb": 3500, "cpu_percent": 0.1},
             {"part": "foot", "kernel": "patched", "test": "cycles", "cycles": 60, "services": 20, "rounds": 3, "unadmitted_rounds": 0,
@@ -432,6 +447,16 @@ SAMPLE = {
             {"part": "hot", "kernel": "stock", "test": "setattr", "depth": 5, "reserved": False, "pair_ns_p50": 1000}]}]}
 
 
+def lag_missed(d):
+    sample = copy.deepcopy(SAMPLE)
+    for f in sample["boots"][0]["figures"]:
+        if f.get("test") == "promotion":
+            f["outside"], f["outside_lag_us"] = 1, 20000
+    os.makedirs(os.path.join(d, "lag"))
+    rep, _, _ = build(sample, os.path.join(d, "lag"))
+    return any("ran outside" in m for m in rep.missed)
+
+
 def selftest():
     with tempfile.TemporaryDirectory() as d:
         rep, made, errors = build(SAMPLE, d)
@@ -441,7 +466,8 @@ def selftest():
             ("pipe ratio 0.99 passes", "| 1 hot path | pipe ping-pong, context switches/s: patched/stock speed (best of each boot's repetitions) | 0.990" in text
              and "pipe" not in missed),
             ("setattr 1.1x at depth 5 passes", "depth 5: patched/stock time (best of each boot) | 1.100x" in text),
-            ("new thread 40 ms is reported missed", "new thread -> policy" in missed),
+            ("no thread outside: the lag goal passes", "time any thread ran outside it" in text and "ran outside" not in missed),
+            ("a thread 20 ms outside is reported missed", lag_missed(d)),
             ("exponent 1000 -> 5000 computed", "growth exponent" in text),
             ("no plot errors (gnuplot installed)", not errors or not shutil.which("gnuplot")),
         ]

@@ -53,6 +53,12 @@ ALL_PARTS = "hot,depth,cap,dld,foot"
 # patched boot per round, no stock boots (e.g. part 2 once more, with
 # QEMU_VCPU_FIFO=PRIO: vm/boot.sh runs the vCPU threads SCHED_FIFO).
 PARTS = os.environ.get("BENCH_PARTS", "")
+# BENCH_VCPUS=N: the guests' vCPUs (default one per host CPU). With
+# QEMU_VCPU_FIFO, fewer vCPUs than host CPUs leave the host a CPU for
+# QEMU's own I/O thread, which SCHED_FIFO vCPUs would otherwise starve.
+VCPUS = os.environ.get("BENCH_VCPUS") or "host"
+if VCPUS != "host" and not (VCPUS.isdigit() and 1 <= int(VCPUS) <= 64):
+    sys.exit(f"bench: BENCH_VCPUS must be a number of vCPUs (1-64), not '{VCPUS}'")
 # Part 4's service start/stop cycles: 20 services started and stopped
 # together (default 1000: 50 rounds; QUICK 60).
 FOOT_CYCLES = int(os.environ.get("FOOT_CYCLES") or 0)
@@ -138,7 +144,7 @@ def boot_once(label, kernel, parts, quick, timeout, kind):
     args = f"dlsched.bench={parts} dlsched.bench_quick={1 if quick else 0} dlsched.timeout={timeout}"
     if FOOT_CYCLES and "foot" in parts.split(","):
         args += f" dlsched.bench_cycles={FOOT_CYCLES}"
-    env = dict(os.environ, BUILD=BENCH_BUILD, KERNEL_IMAGE=kernel, VCPUS="host", TESTS="95-*",
+    env = dict(os.environ, BUILD=BENCH_BUILD, KERNEL_IMAGE=kernel, VCPUS=VCPUS, TESTS="95-*",
                BOOT_ARGS=args, GUEST_TIMEOUT=str(timeout + 300))
     t0 = time.monotonic()
     log(f"{label}: booting {os.path.relpath(kernel, TOP)} ({parts})")
@@ -229,7 +235,7 @@ def machine():
         pass
     qemu = subprocess.run(["qemu-system-x86_64", "--version"], stdout=subprocess.PIPE, text=True).stdout.splitlines()
     return {"host": platform.node(), "cpu": cpu, "host_cpus": os.cpu_count(),
-            "vcpus": min(os.cpu_count(), 4), "emulation": "QEMU TCG (multi-threaded), no KVM",
+            "vcpus": min(os.cpu_count(), 4) if VCPUS == "host" else int(VCPUS), "emulation": "QEMU TCG (multi-threaded), no KVM",
             "qemu": qemu[0] if qemu else "", "host_kernel": platform.release(),
             "guest_kernel_patched": open(os.path.join(BUILD, "kernel.release-normal")).read().strip(),
             "guest_kernel_stock": open(os.path.join(BUILD, "stock", "kernel.release-stock")).read().strip()

@@ -185,13 +185,15 @@ policy_of() {	# 6 = SCHED_DEADLINE, from /proc/PID/stat field 41
 	echo "${39}"
 }
 
-# ---- part 3: start job finished -> all threads SCHED_DEADLINE; each
-# thread's policy at its first instruction. The worker keeps 3 threads and
+# ---- part 3: how long any thread of a started unit runs outside
+# SCHED_DEADLINE (each notes its policy at its first instruction), how long
+# the start job takes, and when the worker has seen all its threads in
+# policy. The worker keeps 3 threads and
 # starts 50 short ones one after the other (QUICK 5), a period (10 ms)
 # apart: an ended thread's bandwidth comes back at its 0-lag time, at the
 # latest a period after it ended, so 5 tasks leave room for the next.
 part_dld() {
-	local n n_fifo i w kind kinds out res act all new first threads outside spawn fails=0
+	local n n_fifo i w kind kinds out res inact act all new first threads outside exec_ns lag spawn fails=0
 	[ $patched = 1 ] || { diag "dld: needs the patched kernel"; return 0; }
 	n=$(q 10 200)
 	n_fifo=$(q 10 50)
@@ -207,6 +209,9 @@ part_dld() {
 			out=/run/dlb/$kind
 			rm -f "$out"
 			systemctl start dlb-$kind.service
+			# The start job: from leaving "inactive" (its ExecStartPre=
+			# begins) to "active" (the main process forked).
+			inact=$(systemctl show -P InactiveExitTimestampMonotonic dlb-$kind.service)
 			act=$(systemctl show -P ActiveEnterTimestampMonotonic dlb-$kind.service)
 			for ((w = 0; w < 1000; w++)); do [ -s "$out" ] && break; sleep 0.01; done
 			res=$(cat "$out" 2>/dev/null)
@@ -216,6 +221,8 @@ part_dld() {
 			first=$(sed -n 's/.*first=\([0-9]*\).*/\1/p' <<< "$res")
 			threads=$(sed -n 's/.*threads=\([0-9]*\).*/\1/p' <<< "$res")
 			outside=$(sed -n 's/.*outside=\([0-9]*\).*/\1/p' <<< "$res")
+			exec_ns=$(sed -n 's/.*exec=\([0-9]*\).*/\1/p' <<< "$res")
+			lag=$(sed -n 's/.*lag=\(-\{0,1\}[0-9]*\).*/\1/p' <<< "$res")
 			if [ -z "$all" ] || [ -z "$new" ] || [ "$all" -lt 0 ] || [ "$new" -lt 0 ]; then
 				fails=$((fails + 1))
 				echo "# dld: $kind start $i: no promotion within 10 s ($res)"
@@ -223,7 +230,9 @@ part_dld() {
 			fi
 			bench_json dld test='"promotion"' kind="\"$kind\"" i="$i" \
 				unit_to_policy_us="$(( (all - act * 1000) / 1000 ))" new_thread_us="$(( new / 1000 ))" \
-				first_policy="${first:--1}" threads="${threads:-0}" outside="${outside:-0}"
+				first_policy="${first:--1}" threads="${threads:-0}" outside="${outside:-0}" \
+				start_job_us="$((act - inact))" active_to_exec_us="$(( ${exec_ns:-0} / 1000 - act ))" \
+				outside_lag_us="$( [ "${lag:--1}" -ge 0 ] && echo $((lag / 1000)) || echo -1)"
 		done
 	done
 	bench_json dld test='"promotion_failures"' failures="$fails"

@@ -13,15 +13,19 @@
  * other, gap=US apart, each noting its policy at its first instruction. Writes one line
  * to OUT (by rename, so a reader never sees half):
  *
- *   all=NS new=NS first=P threads=T outside=K
+ *   all=NS new=NS first=P threads=T outside=K exec=NS lag=NS
  *
  * all: CLOCK_MONOTONIC time (ns) at which every thread was seen running
  * POLICY, to set against the unit's ActiveEnterTimestampMonotonic; new:
  * ns from the new thread's creation to it running POLICY. -1: not within
  * 10 s. first: the main thread's policy at its start; threads: how many
  * threads noted their policy at their first instruction (main included),
- * outside: how many of them were not running POLICY. Then it sleeps until
- * stopped.
+ * outside: how many of them were not running POLICY. exec: CLOCK_MONOTONIC
+ * time of the main thread's first instruction. lag: how long a thread ran
+ * outside POLICY, at most: 0 when each was in it at its first instruction,
+ * from the first one that was not until all were otherwise; -1 when a
+ * short-lived thread was outside (it ended before it could be seen in).
+ * Then it sleeps until stopped.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -36,14 +40,24 @@
 static pid_t tids[MAX_THREADS + 1];
 static volatile int n_tids;
 static int want_policy;
-static atomic_int noted, outside;
+static atomic_int noted, outside, outside_short;
+/* When the first thread outside POLICY ran its first instruction. */
+static _Atomic int64_t first_outside_ns = INT64_MAX;
 
 /* A thread's policy at its first instruction, counted. */
-static void note_policy(void)
+static bool note_policy(void)
 {
-	if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) != want_policy)
+	bool out = (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) != want_policy;
+
+	if (out) {
+		int64_t now = dlb_now(), seen = atomic_load(&first_outside_ns);
+
+		while (now < seen && !atomic_compare_exchange_weak(&first_outside_ns, &seen, now))
+			;
 		atomic_fetch_add(&outside, 1);
+	}
 	atomic_fetch_add(&noted, 1);
+	return out;
 }
 
 static void *sleeper(void *arg)
@@ -58,7 +72,8 @@ static void *sleeper(void *arg)
 static void *short_lived(void *arg)
 {
 	(void)arg;
-	note_policy();
+	if (note_policy())
+		atomic_fetch_add(&outside_short, 1);
 	return NULL;
 }
 
@@ -91,8 +106,8 @@ static void start_thread(int idx)
 
 int main(int argc, char **argv)
 {
+	int64_t t0 = dlb_now(), all, new_ns = 0, lag;
 	int first = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
-	int64_t t0 = dlb_now(), all, new_ns = 0;
 	char tmp[4200];
 	int policy, threads, spawn = 0, gap_us = 0;
 	bool new_thread = false;
@@ -117,8 +132,10 @@ int main(int argc, char **argv)
 	if (spawn < 0 || spawn > 100000)
 		dlb_die("spawn=: 0 to 100000");
 	want_policy = policy;
-	if (first != policy)
+	if (first != policy) {
+		first_outside_ns = t0;
 		atomic_fetch_add(&outside, 1);
+	}
 	atomic_fetch_add(&noted, 1);
 	tids[0] = gettid();
 	for (int i = 1; i < threads; i++)
@@ -144,8 +161,14 @@ int main(int argc, char **argv)
 	f = fopen(tmp, "we");
 	if (!f)
 		dlb_die("%s: %s", tmp, strerror(errno));
-	fprintf(f, "all=%lld new=%lld first=%d threads=%d outside=%d\n", (long long)all, (long long)new_ns, first,
-		atomic_load(&noted), atomic_load(&outside));
+	if (!atomic_load(&outside))
+		lag = 0;
+	else if (atomic_load(&outside_short) || all < 0)
+		lag = -1;
+	else
+		lag = all - atomic_load(&first_outside_ns);
+	fprintf(f, "all=%lld new=%lld first=%d threads=%d outside=%d exec=%lld lag=%lld\n", (long long)all,
+		(long long)new_ns, first, atomic_load(&noted), atomic_load(&outside), (long long)t0, (long long)lag);
 	fclose(f);
 	if (rename(tmp, argv[1]))
 		dlb_die("rename %s: %s", argv[1], strerror(errno));
