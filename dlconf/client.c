@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "args.h"
+#include "busprops.h"
 #include "client.h"
 #include "dlsched/dld-bus.h"
 #include "util.h"
@@ -43,12 +44,12 @@ static int read_str(sd_bus_message *m, char **ret) {
 }
 
 static int read_service(sd_bus_message *m, DlconfService *s) {
-        const char *unit, *group, *state, *source, *reason, *cid, *cname;
+        const char *unit, *group, *state, *source, *reason, *cid, *cname, *newer;
         int r;
 
         r = sd_bus_message_read(m, DLD_SERVICE_SIGNATURE, &unit, &group, &state, &s->runtime_usec,
                                 &s->deadline_usec, &s->period_usec, &s->threads_requested, &s->reserved, &s->threads,
-                                &s->threads_total, &source, &reason, &cid, &cname);
+                                &s->threads_total, &source, &reason, &cid, &cname, &newer);
         if (r <= 0)
                 return r;
         s->unit = strdup(unit);
@@ -58,73 +59,55 @@ static int read_service(sd_bus_message *m, DlconfService *s) {
         s->reason = strdup(reason);
         s->container_id = strdup(cid);
         s->container_name = strdup(cname);
-        if (!s->unit || !s->group || !s->state || !s->source || !s->reason || !s->container_id || !s->container_name)
+        s->newer_request = strdup(newer);
+        if (!s->unit || !s->group || !s->state || !s->source || !s->reason || !s->container_id || !s->container_name ||
+            !s->newer_request)
                 return -ENOMEM;
         return 1;
 }
 
-static int read_properties(sd_bus *bus, DlconfSystem *sys, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+static int read_string_property(sd_bus_message *reply, char **ret) {
+        int r = sd_bus_message_enter_container(reply, 'v', "s");
+
+        if (r >= 0)
+                r = read_str(reply, ret);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        return r < 0 ? r : 1;
+}
+
+static int read_property(sd_bus_message *reply, const char *name, void *userdata) {
+        DlconfSystem *sys = userdata;
         int r;
 
-        r = sd_bus_call_method(bus, DLD_BUS_NAME, DLD_BUS_PATH, "org.freedesktop.DBus.Properties", "GetAll",
-                               error, &reply, "s", DLD_BUS_INTERFACE);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-                const char *name;
-
-                r = sd_bus_message_read_basic(reply, 's', &name);
-                if (r < 0)
-                        return r;
-#define PROP(n, sig, ...) else if (streq_ptr(name, n)) r = sd_bus_message_read(reply, "v", sig, __VA_ARGS__)
-                if (streq_ptr(name, "Version")) {
-                        r = sd_bus_message_enter_container(reply, 'v', "s");
-                        if (r >= 0)
-                                r = read_str(reply, &sys->version);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(reply);
-                } else if (streq_ptr(name, "PolicyDirectory")) {
-                        r = sd_bus_message_enter_container(reply, 'v', "s");
-                        if (r >= 0)
-                                r = read_str(reply, &sys->policy_directory);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(reply);
-                } else if (streq_ptr(name, "CgroupHierarchy")) {
-                        r = sd_bus_message_enter_container(reply, 'v', "s");
-                        if (r >= 0)
-                                r = read_str(reply, &sys->cgroup_hierarchy);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(reply);
-                } else if (streq_ptr(name, "PolicyFiles")) {
-                        r = sd_bus_message_enter_container(reply, 'v', "as");
-                        if (r >= 0)
-                                r = sd_bus_message_read_strv(reply, &sys->policy_files);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(reply);
-                }
-                PROP("CPUs", "u", &sys->cpus);
-                PROP("SystemRuntimeUSec", "x", &sys->runtime_usec);
-                PROP("SystemPeriodUSec", "t", &sys->period_usec);
-                PROP("SystemBandwidth", "t", &sys->bandwidth);
-                PROP("SystemAllocated", "t", &sys->allocated);
-                PROP("RTRuntimeUSec", "x", &sys->rt_runtime_usec);
-                PROP("RTPeriodUSec", "t", &sys->rt_period_usec);
-                else
-                        r = sd_bus_message_skip(reply, "v");
-#undef PROP
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
+        if (streq_ptr(name, "Version"))
+                return read_string_property(reply, &sys->version);
+        if (streq_ptr(name, "PolicyDirectory"))
+                return read_string_property(reply, &sys->policy_directory);
+        if (streq_ptr(name, "CgroupHierarchy"))
+                return read_string_property(reply, &sys->cgroup_hierarchy);
+        if (streq_ptr(name, "PolicyFiles")) {
+                r = sd_bus_message_enter_container(reply, 'v', "as");
+                if (r >= 0)
+                        r = sd_bus_message_read_strv(reply, &sys->policy_files);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                return r < 0 ? r : 1;
         }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(reply);
+#define PROP(n, sig, p) if (streq_ptr(name, n)) return (r = sd_bus_message_read(reply, "v", sig, p)) < 0 ? r : 1
+        PROP("CPUs", "u", &sys->cpus);
+        PROP("SystemRuntimeUSec", "x", &sys->runtime_usec);
+        PROP("SystemPeriodUSec", "t", &sys->period_usec);
+        PROP("SystemBandwidth", "t", &sys->bandwidth);
+        PROP("SystemAllocated", "t", &sys->allocated);
+        PROP("RTRuntimeUSec", "x", &sys->rt_runtime_usec);
+        PROP("RTPeriodUSec", "t", &sys->rt_period_usec);
+#undef PROP
+        return 0;
+}
+
+static int read_properties(sd_bus *bus, DlconfSystem *sys, sd_bus_error *error) {
+        return busprops_get_all(bus, DLD_BUS_NAME, DLD_BUS_PATH, DLD_BUS_INTERFACE, error, read_property, sys);
 }
 
 int client_get_state(sd_bus *bus, DlconfState *ret, sd_bus_error *error) {

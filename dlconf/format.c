@@ -292,6 +292,9 @@ void format_show(FILE *f, const DlconfService *svc, const FormatOptions *o) {
                 "drop-in (X-Deadline* keys)");
         if (svc->reason && *svc->reason)
                 fprintf(f, "    Reason: %s\n", svc->reason);
+        if (svc->newer_request && *svc->newer_request)
+                fprintf(f, "   Waiting: %s (kept from before dld restarted; applies from the next start, or dlconf admit)\n",
+                        svc->newer_request);
 }
 
 /* JSON */
@@ -324,6 +327,8 @@ static json_object *json_service(const DlconfService *svc) {
         json_add(o, "threads_total", json_object_new_uint64(svc->threads_total));
         json_add(o, "source", json_str(svc->source));
         json_add(o, "reason", json_str(svc->reason));
+        if (svc->newer_request && *svc->newer_request)
+                json_add(o, "newer_request", json_str(svc->newer_request));
         if (svc->container_id && *svc->container_id) {
                 json_add(o, "container_id", json_str(svc->container_id));
                 json_add(o, "container_name", json_str(svc->container_name));

@@ -25,6 +25,7 @@ void state_service_done(DlconfService *s) {
         free(s->reason);
         free(s->container_id);
         free(s->container_name);
+        free(s->newer_request);
         *s = (DlconfService) {};
 }
 

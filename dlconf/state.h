@@ -51,6 +51,7 @@ typedef struct DlconfService {
         char *reason;
         char *container_id;             /* a container's, "" for a unit */
         char *container_name;
+        char *newer_request;            /* what the unit's files ask for now, when it differs ("" else) */
 } DlconfService;
 
 typedef struct DlconfState {

@@ -126,7 +126,7 @@ static int append_service(sd_bus_message *reply, const Service *s) {
                                      s->state == SERVICE_ADMITTED ? s->reserved_bw : (uint64_t) 0,
                                      s->threads_dl, s->threads_total,
                                      s->container_id ? "container" : s->manual ? "manual" : "dropin", s->reason ?: "",
-                                     s->container_id ?: "", s->container_name ?: "");
+                                     s->container_id ?: "", s->container_name ?: "", s->newer_request ?: "");
 }
 
 /* Threads are counted when asked: nothing polls them. */

@@ -19,6 +19,7 @@
 #include "orphans.h"
 #include "privileges.h"
 #include "privprobe.h"
+#include "records.h"
 #include "service.h"
 #include "timespan.h"
 #include "unitname.h"
@@ -133,7 +134,7 @@ static int save_applied_policy(Manager *m) {
 
                 if (asprintf(&path, "%s/%s", tmp, base ? base + 1 : m->policy.files[i]) < 0)
                         return -ENOMEM;
-                r = fileio_write_full(path, m->policy.texts[i]);
+                r = fileio_write_atomic(path, m->policy.texts[i]);
                 if (r < 0)
                         return r;
         }
@@ -144,6 +145,12 @@ static int save_applied_policy(Manager *m) {
                 return -errno;
         remove_flat_dir(old);
         return 0;
+}
+
+static bool applied_copy_exists(Manager *m) {
+        _cleanup_free_ char *dir = NULL;
+
+        return asprintf(&dir, "%s/applied", m->run_dir) >= 0 && access(dir, F_OK) == 0;
 }
 
 /* error: never NULL (the callers word their own messages with it). */
@@ -162,8 +169,13 @@ static int load_policy_from(Manager *m, const char *dir, sd_bus_error *error) {
         }
 
         r = policy_load_directory(&np, dir, &d);
-        if (r == -ENOENT)
-                r = 0;          /* no directory: an empty policy */
+        if (r == -ENOENT && (m->policy.n_groups > 0 || applied_copy_exists(m))) {
+                /* Gone after a policy was applied: a mistake, more likely than
+                 * a wish to release every group (an empty directory says so). */
+                r = diag_add(&d, dir, NULL, "the policy directory does not exist (an empty policy is an empty directory)") < 0
+                        ? -ENOMEM : -EINVAL;
+        } else if (r == -ENOENT)
+                r = 0;          /* none, and none applied before: an empty policy */
         if (r == 0)
                 r = policy_validate(&np, &cur, &d);
         files = files_list(np.files);
@@ -278,7 +290,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
         return sd_event_exit(m->event, 0);
 }
 
-static void handle_state(Manager *m, const char *unit, const char *state) {
+static void handle_state(Manager *m, const char *unit, const char *state, const char *invocation) {
         int r;
 
         if (!unitname_is_service(unit)) {
@@ -292,14 +304,14 @@ static void handle_state(Manager *m, const char *unit, const char *state) {
                 return;
         }
         if (streq_ptr(state, "active") || streq_ptr(state, "reloading")) {
-                r = service_unit_active(m, unit);
+                r = service_unit_active(m, unit, invocation);
                 if (r < 0)
                         log_warning("%s: cannot follow: %s", unit, strerror(-r));
         } else if (streq_ptr(state, "activating"))
                 /* After "active", a restart (auto-restart): the old run's
                  * decision no longer holds. A unit admitted from its
                  * ExecStartPre= (PrepareUnit) keeps its decision. */
-                service_unit_restarting(m, unit);
+                service_unit_restarting(m, unit, invocation);
         else if (streq_ptr(state, "inactive") || streq_ptr(state, "failed") || streq_ptr(state, "deactivating"))
                 service_unit_inactive(m, unit);
 }
@@ -337,10 +349,12 @@ static void trim_after_burst(Manager *m) {
                 (void) sd_event_source_set_enabled(m->trim_source, SD_EVENT_ONESHOT);
 }
 
-/* PropertiesChanged of org.freedesktop.systemd1.Unit: only ActiveState matters. */
+/* PropertiesChanged of org.freedesktop.systemd1.Unit: ActiveState matters,
+ * and InvocationID tells which activation it is about (systemd sends both
+ * in every such signal). */
 static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
         Manager *m = userdata;
-        _cleanup_free_ char *unit = NULL, *state = NULL;
+        _cleanup_free_ char *unit = NULL, *state = NULL, *invocation = NULL;
         const char *path = sd_bus_message_get_path(msg), *iface;
         int r;
 
@@ -363,13 +377,23 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                         if (sd_bus_message_read(msg, "v", "s", &value) < 0)
                                 return 0;
                         state = strdup(value);
+                } else if (strcmp(name, "InvocationID") == 0) {
+                        const void *id;
+                        size_t n;
+
+                        if (sd_bus_message_enter_container(msg, 'v', "ay") < 0 ||
+                            sd_bus_message_read_array(msg, 'y', &id, &n) < 0 ||
+                            sd_bus_message_exit_container(msg) < 0)
+                                return 0;
+                        free(invocation);
+                        invocation = unitname_id128_to_hex(id, n);
                 } else if (sd_bus_message_skip(msg, "v") < 0)
                         return 0;
                 if (sd_bus_message_exit_container(msg) < 0)
                         return 0;
         }
         if (state)
-                handle_state(m, unit, state);
+                handle_state(m, unit, state, invocation);
         return 0;
 }
 
@@ -402,8 +426,37 @@ static int sync_units(Manager *m) {
 
         /* The reply is closed before new calls are made from the loop below. */
         for (char **u = active; u && *u; u++)
-                handle_state(m, *u, "active");
+                handle_state(m, *u, "active", NULL);
         return 0;
+}
+
+/* Records of admissions (records.h) that no unit took back in sync_units():
+ * a unit that stopped, or restarted, while dld was down loses its record;
+ * one systemd could not tell about keeps it, and its cgroup is returned
+ * (allocated, NULL-terminated) for the orphan sweep to leave alone. */
+static char **clean_admitted(Manager *m) {
+        _cleanup_strv_free_ char **units = records_admitted_units(m->run_dir);
+        char **kept = NULL;
+
+        for (char **unit = units; unit && *unit; unit++) {
+                _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+                _cleanup_(systemd_unit_info_done) UnitInfo u = {};
+                _cleanup_(unitrecord_done) UnitRecord rec = {};
+
+                if (service_find(m, *unit) || records_admitted_load(m->run_dir, *unit, &rec) < 0)
+                        continue;
+                if (systemd_unit_info(m->bus, *unit, &u, &e) >= 0 &&
+                    (!streq_ptr(u.invocation, rec.invocation) ||
+                     !(streq_ptr(u.active_state, "active") || streq_ptr(u.active_state, "reloading") ||
+                       streq_ptr(u.active_state, "activating")))) {
+                        records_admitted_remove(m->run_dir, *unit);
+                        continue;
+                }
+                log_warning("%s: admitted before dld restarted, but not followed now (%s): its reservation in %s stays",
+                            *unit, e.message ?: u.active_state ?: "unknown", rec.cgroup);
+                (void) strv_extend(&kept, rec.cgroup);
+        }
+        return kept;
 }
 
 /* Manual admissions of units that stopped while dld was not running. */
@@ -458,6 +511,7 @@ static int check_privileges(Manager *m, int bus) {
 
 int manager_start(Manager *m) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_strv_free_ char **kept = NULL;
         SystemBudget cur;
         sigset_t ss;
         int r, k;
@@ -525,7 +579,8 @@ int manager_start(Manager *m) {
         clean_manual(m);
         /* Before the sweep: a container's scope holds a reservation no unit owns. */
         containers_restore(m);
-        orphans_release(m);
+        kept = clean_admitted(m);
+        orphans_release(m, kept);
 
         return sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "container.h"
+#include "log.h"
 #include "records.h"
 #include "util.h"
 
@@ -20,7 +22,7 @@ static int record_write(const char *run_dir, const char *subdir, const char *nam
                 return -ENOMEM;
         (void) mkdir(run_dir, 0755);
         (void) mkdir(dir, 0755);
-        return fileio_write_full(path, text);
+        return fileio_write_atomic(path, text);
 }
 
 static void record_remove(const char *run_dir, const char *subdir, const char *name, const char *suffix) {
@@ -61,6 +63,65 @@ bool records_release_held(const char *run_dir, const char *unit, const char *inv
                 return true;
         records_release_remove(run_dir, unit);
         return false;
+}
+
+int records_admitted_save(const char *run_dir, const UnitRecord *rec) {
+        _cleanup_free_ char *text = unitrecord_format(rec);
+
+        return record_write(run_dir, "admitted", rec->unit, ".conf", text);
+}
+
+int records_admitted_load(const char *run_dir, const char *unit, UnitRecord *ret) {
+        _cleanup_free_ char *path = record_path(run_dir, "admitted", unit, ".conf"), *text = NULL;
+        DiagList d = {};
+        int r;
+
+        *ret = (UnitRecord) {};
+        if (!path)
+                return -ENOMEM;
+        r = fileio_read_config(path, &text, NULL);
+        if (r < 0)
+                return r == -ENOMEM ? r : -ENOENT;
+        r = unitrecord_parse(path, text, ret, &d);
+        if (r == 0 && !streq_ptr(ret->unit, unit)) {
+                unitrecord_done(ret);
+                r = diag_add(&d, path, "[Admission]", "Unit= names another unit") < 0 ? -ENOMEM : -EINVAL;
+        }
+        if (r == -EINVAL) {
+                for (size_t i = 0; i < d.n; i++)
+                        log_warning("%s: record of its admission unusable, dropped: %s: %s", unit,
+                                    d.items[i].where ?: "", d.items[i].message);
+                records_admitted_remove(run_dir, unit);
+        }
+        diag_list_done(&d);
+        return r;
+}
+
+void records_admitted_remove(const char *run_dir, const char *unit) {
+        record_remove(run_dir, "admitted", unit, ".conf");
+}
+
+char **records_admitted_units(const char *run_dir) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_(closedirp) DIR *d = NULL;
+        char **units = NULL;
+        struct dirent *de;
+
+        if (asprintf(&dir, "%s/admitted", run_dir) < 0 || !(d = opendir(dir)))
+                return NULL;
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *unit = NULL;
+
+                /* Not a temporary file (".#NAME.XXXXXX", fileio_write_atomic()). */
+                if (de->d_name[0] == '.' || !endswith(de->d_name, ".conf"))
+                        continue;
+                unit = strndup(de->d_name, strlen(de->d_name) - strlen(".conf"));
+                if (!unit || strv_extend(&units, unit) < 0) {
+                        strv_free(units);
+                        return NULL;
+                }
+        }
+        return units;
 }
 
 char *records_containers_dir(const char *run_dir) {

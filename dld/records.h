@@ -3,12 +3,15 @@
 
 /* What dld keeps in its run directory for a restart of itself: requests
  * admitted by hand (manual/UNIT.conf), releases by hand (released/UNIT,
- * the unit's InvocationID), containers admitted (containers/ID.conf).
+ * the unit's InvocationID), units admitted (admitted/UNIT.conf), containers
+ * admitted (containers/ID.conf). Each is written aside and renamed into
+ * place: a crash leaves the old record or the new one.
  * Each function takes the run directory; none knows the Manager. */
 
 #include <stdbool.h>
 
 #include "dropin.h"
+#include "unitrecord.h"
 
 /* run_dir/manual/UNIT.conf, allocated (NULL: out of memory). */
 char *records_manual_path(const char *run_dir, const char *unit);
@@ -21,6 +24,15 @@ void records_release_remove(const char *run_dir, const char *unit);
 /* Was the unit released by hand in this run of it? A record of an earlier
  * run is dropped. */
 bool records_release_held(const char *run_dir, const char *unit, const char *invocation);
+
+/* What was admitted for a unit (run_dir/admitted/UNIT.conf, unitrecord.h),
+ * so that a restart of dld keeps it while the unit runs. load: 0, -ENOENT,
+ * -EINVAL (malformed: the record is logged and removed), -ENOMEM. */
+int records_admitted_save(const char *run_dir, const UnitRecord *rec);
+int records_admitted_load(const char *run_dir, const char *unit, UnitRecord *ret);
+void records_admitted_remove(const char *run_dir, const char *unit);
+/* The units with a record (names, allocated; NULL for none). */
+char **records_admitted_units(const char *run_dir);
 
 /* run_dir/containers, allocated. */
 char *records_containers_dir(const char *run_dir);

@@ -37,6 +37,7 @@ static Service *service_free(Service *s) {
                 free(s->invocation);
                 free(s->group);
                 free(s->reason);
+                free(s->newer_request);
                 free(s->container_id);
                 free(s->container_name);
                 dropin_request_done(&s->req);
@@ -77,6 +78,8 @@ void service_forget_all(Manager *m) {
                 service_free(m->services[--m->n_services]);
         free(m->services);
         m->services = NULL;
+        strv_free(m->without_request);
+        m->without_request = NULL;
 }
 
 static int set_reason(Service *s, const char *reason) {
@@ -89,6 +92,23 @@ static int set_reason(Service *s, const char *reason) {
         return 0;
 }
 
+/* What was admitted for s, kept for a restart of dld (records.h); a
+ * container's admission has its own record. */
+static void service_keep_record(Manager *m, const Service *s) {
+        UnitRecord rec = {
+                .unit = s->unit, .invocation = s->invocation, .group = s->group, .cgroup = s->cgroup,
+                .manual = s->manual, .req = s->req,
+        };
+        int r;
+
+        if (s->container_id)
+                return;
+        r = records_admitted_save(m->run_dir, &rec);
+        if (r < 0)
+                log_warning("%s: cannot keep the record of its admission: %s; a restart of dld would decide again",
+                            s->unit, strerror(-r));
+}
+
 /* Logs the refusal, undoes what was done, and takes the group's action
  * (take_action false: admitted by hand, the caller decides). */
 static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const char *reason,
@@ -99,6 +119,7 @@ static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const 
 
         service_threads_unfollow(m, s);
         reservation_release(m, s);
+        records_admitted_remove(m->run_dir, s->unit);
         (void) set_reason(s, reason);
         log_warning("%s: deadline request refused by %s: %s", s->unit, predict_refused_by_to_string(by), reason);
         journal_refused(s, s->group, by, err, free_bw, reason, action_name);
@@ -174,6 +195,7 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
         (void) service_threads_watch(m, s);
         free(s->reason);
         s->reason = NULL;
+        service_keep_record(m, s);
         journal_admitted(s, reservation_group_free_bw(m, s->group));
         return 0;
 }
@@ -209,6 +231,102 @@ int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest
         return 0;
 }
 
+static char *activation_key(const char *unit, const char *invocation) {
+        char *k;
+
+        return asprintf(&k, "%s %s", unit, invocation ?: "") < 0 ? NULL : k;
+}
+
+static bool decided_without_request(Manager *m, const char *unit, const char *invocation) {
+        _cleanup_free_ char *k = NULL;
+
+        if (!invocation || !*invocation || !(k = activation_key(unit, invocation)))
+                return false;
+        return strv_contains(m->without_request, k);
+}
+
+/* Forgets what was noted for unit's activations (it stopped). */
+static void forget_without_request(Manager *m, const char *unit) {
+        size_t l = strlen(unit), j = 0;
+
+        for (size_t i = 0; m->without_request && m->without_request[i]; i++) {
+                char *k = m->without_request[i];
+
+                if (strncmp(k, unit, l) == 0 && k[l] == ' ')
+                        free(k);
+                else
+                        m->without_request[j++] = k;
+        }
+        if (m->without_request)
+                m->without_request[j] = NULL;
+}
+
+static void note_without_request(Manager *m, const char *unit, const char *invocation) {
+        _cleanup_free_ char *k = NULL;
+
+        if (!invocation || !*invocation || !(k = activation_key(unit, invocation)))
+                return;
+        forget_without_request(m, unit);
+        (void) strv_extend(&m->without_request, k);    /* only a cache */
+}
+
+/* After a restart of dld: what it admitted for this activation of unit
+ * stays as it was, whatever the unit's files or the policy say now (a new
+ * request applies from the unit's next start, or by hand). 0: kept;
+ * -ENOENT: nothing kept for this activation. */
+static int service_adopt(Manager *m, const char *unit, const UnitInfo *u) {
+        _cleanup_(unitrecord_done) UnitRecord rec = {};
+        _cleanup_free_ char *reason = NULL;
+        DeadlineRequest now;
+        bool manual;
+        Service *s;
+        int r;
+
+        r = records_admitted_load(m->run_dir, unit, &rec);
+        if (r < 0)
+                return r == -ENOMEM ? r : -ENOENT;
+        if (!streq_ptr(rec.invocation, u->invocation) || !streq_ptr(rec.cgroup, u->cgroup)) {
+                records_admitted_remove(m->run_dir, unit);     /* an earlier run's */
+                return -ENOENT;
+        }
+        r = service_new(m, unit, u, &rec.req, rec.manual, &s);
+        if (r < 0)
+                return r;
+        s->group = steal_pointer(&rec.group);
+        /* In place already, normally: nothing is written. */
+        r = reservation_set(m, s);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                uint64_t free_bw = reservation_group_free_bw(m, s->group);
+
+                reason = reservation_refusal_reason(m, s, &s->req, r, free_bw);
+                if (!reason)
+                        return -ENOMEM;
+                /* Lost while dld was down (someone wrote the cgroup): no action. */
+                service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, free_bw, false);
+                return 0;
+        }
+        s->state = SERVICE_ADMITTED;
+        service_threads_follow(m, s);
+        (void) service_threads_watch(m, s);
+
+        r = request_read(m->run_dir, unit, u, &now, &manual);
+        if (r == -ENOMEM)
+                return r;
+        if (r == 0 && !dropin_request_same(&now, &s->req))
+                s->newer_request = dropin_request_describe(&now);
+        else if (r == -ENOENT)
+                s->newer_request = strdup("none: its files no longer ask for bandwidth");
+        else if (r == -EINVAL)
+                s->newer_request = strdup("malformed: see the journal");
+        if (r == 0)
+                dropin_request_done(&now);
+        log_info("%s: admitted before dld restarted, kept as it was%s%s", unit,
+                 s->newer_request ? "; for its next start its files ask for " : "", s->newer_request ?: "");
+        return 0;
+}
+
 /* Decides for the activation u of unit, once: admits its request, if it
  * has one. starting: asked from the unit's ExecStartPre= (it is still
  * activating, its main process not yet started). */
@@ -234,7 +352,12 @@ static int service_decide(Manager *m, const char *unit, const UnitInfo *u, bool 
             !(streq_ptr(u->active_state, "active") || streq_ptr(u->active_state, "reloading") ||
               (starting && streq_ptr(u->active_state, "activating"))))
                 return 0;       /* stopped again before we got here */
+        r = service_adopt(m, unit, u);
+        if (r != -ENOENT)
+                return r == -ENOMEM ? r : 0;
         r = request_read(m->run_dir, unit, u, &req, &manual);
+        if (r == -ENOENT || r == -EINVAL)
+                note_without_request(m, unit, u->invocation);
         if (r < 0)
                 return r == -ENOENT || r == -EINVAL ? 0 : r;
         r = service_new(m, unit, u, &req, manual, &s);
@@ -252,10 +375,19 @@ static int service_decide(Manager *m, const char *unit, const UnitInfo *u, bool 
         return r == -ENOMEM ? r : 0;
 }
 
-int service_unit_active(Manager *m, const char *unit) {
+int service_unit_active(Manager *m, const char *unit, const char *invocation) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(systemd_unit_info_done) UnitInfo u = {};
+        Service *s = service_find(m, unit);
         int r;
+
+        if (s && invocation && *invocation && streq_ptr(s->invocation, invocation)) {
+                if (s->state == SERVICE_ADMITTED && s->promote == PROMOTE_NONE)
+                        service_threads_follow(m, s);
+                return 0;
+        }
+        if (!s && decided_without_request(m, unit, invocation))
+                return 0;
 
         r = systemd_unit_info(m->bus, unit, &u, &e);
         if (r < 0)
@@ -288,20 +420,27 @@ int service_unit_starting(Manager *m, const char *unit, const char *invocation, 
         return 0;
 }
 
-void service_unit_restarting(Manager *m, const char *unit) {
+void service_unit_restarting(Manager *m, const char *unit, const char *invocation) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(systemd_unit_info_done) UnitInfo u = {};
         Service *s = service_find(m, unit);
 
         if (!s)
                 return;
+        /* Decided for this activation, from its ExecStartPre=? A signal can
+         * be older than the decision: if it disagrees, ask systemd. */
+        if (invocation && *invocation && streq_ptr(invocation, s->invocation))
+                return;
         if (systemd_unit_info(m->bus, unit, &u, &e) >= 0 && streq_ptr(u.invocation, s->invocation))
-                return;         /* decided for this activation, from its ExecStartPre= */
+                return;
         service_unit_inactive(m, unit);
 }
 
 void service_unit_inactive(Manager *m, const char *unit) {
         Service *s = service_find(m, unit);
+
+        forget_without_request(m, unit);
+        records_admitted_remove(m->run_dir, unit);
         records_manual_remove(m->run_dir, unit);
         records_release_remove(m->run_dir, unit);
         if (!s)
@@ -361,6 +500,9 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_
         s->req = *req;
         *req = (DeadlineRequest) {};
         s->manual = true;
+        free(s->newer_request);
+        s->newer_request = NULL;
+        service_keep_record(m, s);
         journal_admitted(s, reservation_group_free_bw(m, s->group));
         return 0;
 }
@@ -425,6 +567,7 @@ int service_release_manual(Manager *m, const char *unit, sd_bus_error *error) {
                                          "%s is the scope of container %s: it is released when the container stops",
                                          unit, s->container_name);
         records_manual_remove(m->run_dir, unit);
+        records_admitted_remove(m->run_dir, unit);
         r = records_release_save(m->run_dir, unit, s->invocation);
         if (r < 0)
                 log_warning("%s: cannot record the release: %s; a restart of dld would admit it again",

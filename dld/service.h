@@ -29,11 +29,13 @@ void service_forget_all(Manager *m);
 int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error);
 
 /* A unit became active (or dld starts and finds it active): admits it if it
- * has a request. A unit stopped: releases. */
-int service_unit_active(Manager *m, const char *unit);
+ * has a request. invocation: its InvocationID as the signal told it (NULL:
+ * unknown); an activation decided already costs no call to systemd. */
+int service_unit_active(Manager *m, const char *unit, const char *invocation);
 /* A unit followed is activating: a restart ends what was decided for its
- * previous run, unless the decision is for this activation already. */
-void service_unit_restarting(Manager *m, const char *unit);
+ * previous run, unless the decision is for this activation already
+ * (invocation as above). */
+void service_unit_restarting(Manager *m, const char *unit, const char *invocation);
 /* A unit's ExecStartPre= asks (PrepareUnit): admits it before its main
  * process starts, so that the template is there when systemd attaches it.
  * invocation: the InvocationID= the asking process runs in ("" any).

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The systemd client: unit properties, jobs, cgroup paths (over sd-bus). */
+#include "busprops.h"
 #include "log.h"
 #include "systemd-client.h"
 #include "unitname.h"
@@ -32,6 +33,50 @@ char *systemd_slice_cgroup(sd_bus *bus, const char *slice) {
         return unitname_slice_cgroup_path(slice);
 }
 
+static int read_unit_property(sd_bus_message *reply, const char *name, void *userdata) {
+        static const char *const strings[] = { "LoadState", "ActiveState", "FragmentPath" };
+        UnitInfo *u = userdata;
+        char **string_fields[] = { &u->load_state, &u->active_state, &u->fragment_path };
+        const char *value;
+        const void *id;
+        size_t n;
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(strings); i++)
+                if (streq_ptr(name, strings[i])) {
+                        if ((r = sd_bus_message_read(reply, "v", "s", &value)) < 0)
+                                return r;
+                        free(*string_fields[i]);
+                        return (*string_fields[i] = strdup(value)) ? 1 : -ENOMEM;
+                }
+        if (streq_ptr(name, "DropInPaths")) {
+                if ((r = sd_bus_message_enter_container(reply, 'v', "as")) < 0 ||
+                    (r = sd_bus_message_read_strv(reply, &u->dropin_paths)) < 0)
+                        return r;
+                return sd_bus_message_exit_container(reply) < 0 ? -EBADMSG : 1;
+        }
+        if (!streq_ptr(name, "InvocationID"))
+                return 0;
+        if ((r = sd_bus_message_enter_container(reply, 'v', "ay")) < 0 ||
+            (r = sd_bus_message_read_array(reply, 'y', &id, &n)) < 0 ||
+            (r = sd_bus_message_exit_container(reply)) < 0)
+                return r;
+        free(u->invocation);
+        return (u->invocation = unitname_id128_to_hex(id, n)) ? 1 : -ENOMEM;
+}
+
+/* The Unit interface's properties dld needs, in one call. */
+static int read_unit_properties(sd_bus *bus, const char *path, UnitInfo *u, sd_bus_error *error) {
+        int r = busprops_get_all(bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, error, read_unit_property, u);
+
+        if (r < 0)
+                return r;
+        /* A systemd that lacks one of them is not one dld can follow. */
+        if (!u->load_state || !u->active_state || !u->fragment_path || !u->invocation)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "systemd gave a unit without the properties dld needs");
+        return 0;
+}
+
 int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error *error) {
         _cleanup_free_ char *path = NULL;
         UnitInfo u = {};
@@ -40,10 +85,7 @@ int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error
         r = sd_bus_path_encode(SYSTEMD_PATH "/unit", unit, &path);
         if (r < 0)
                 return r;
-        if ((r = sd_bus_get_property_string(bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "LoadState", error, &u.load_state)) < 0 ||
-            (r = sd_bus_get_property_string(bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "ActiveState", error, &u.active_state)) < 0 ||
-            (r = sd_bus_get_property_string(bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "FragmentPath", error, &u.fragment_path)) < 0 ||
-            (r = sd_bus_get_property_strv(bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "DropInPaths", error, &u.dropin_paths)) < 0)
+        if ((r = read_unit_properties(bus, path, &u, error)) < 0)
                 goto fail;
         if (unitname_is_service(unit) &&
             ((r = sd_bus_get_property_string(bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "ControlGroup", error, &u.cgroup)) < 0 ||
@@ -58,25 +100,6 @@ int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error
                 if (sd_bus_get_property_trivial(bus, SYSTEMD_DEST, path, SYSTEMD_SERVICE, "Delegate", NULL, 'b',
                                                 &delegate) >= 0)
                         u.delegate = delegate;
-        }
-        {
-                const void *id;
-                size_t n;
-                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-
-                r = sd_bus_get_property(bus, SYSTEMD_DEST, path, SYSTEMD_UNIT, "InvocationID", error, &reply, "ay");
-                if (r < 0)
-                        goto fail;
-                r = sd_bus_message_read_array(reply, 'y', &id, &n);
-                if (r < 0)
-                        goto fail;
-                u.invocation = calloc(1, 2 * n + 1);
-                if (!u.invocation) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                for (size_t i = 0; i < n; i++)
-                        sprintf(u.invocation + 2 * i, "%02x", ((const uint8_t *) id)[i]);
         }
         *ret = u;
         return 0;

@@ -34,6 +34,9 @@ typedef struct Service {
         char *group;            /* name of its policy group, NULL if none */
         ServiceState state;
         char *reason;           /* why it was refused */
+        /* Kept from before a restart of dld, while the unit's files now ask
+         * for something else: what they ask (for its next start). */
+        char *newer_request;
         /* Which threads dld switches (X-DeadlinePromote= and Delegate=,
          * resolved): CGROUP, NONE (a delegated unit: counted, never
          * touched), SUBTREE (a container). */
@@ -64,6 +67,9 @@ typedef struct Manager {
         Policy policy;          /* in force */
         Service **services;
         size_t n_services;
+        /* "UNIT INVOCATION": activations found to request nothing, so that
+         * their later state changes cost no call to systemd. */
+        char **without_request;
         sd_event_source *trim_source;   /* malloc_trim() after a burst of signals */
         bool dl_groups;         /* the kernel has cpu.dl_runtime_us */
         bool policy_restored;   /* started with the copy in run_dir/applied */

@@ -231,16 +231,8 @@ int container_cgroup_split(const char *cgroup, char **ret_unit, char **ret_slice
         const char *last, *parent;
         int r;
 
-        if (!cgroup || cgroup[0] != '/' || strlen(cgroup) > 4096)
+        if (!unitname_cgroup_path_is_valid(cgroup) || streq_ptr(cgroup, "/"))
                 return -EINVAL;
-        for (const char *c = cgroup; *c; ) {
-                const char *next = strchrnul(c + 1, '/');
-                size_t l = next - c - 1;
-
-                if (l == 0 || (l == 1 && c[1] == '.') || (l == 2 && c[1] == '.' && c[2] == '.'))
-                        return -EINVAL;
-                c = next;
-        }
         /* The scope, or a cgroup below it (crun's "container"). */
         r = container_cgroup_scope(cgroup, &scope);
         if (r == -ENOMEM)
@@ -289,47 +281,21 @@ char *container_record_format(const char *id, const char *name, const char *cgro
 }
 
 int container_record_parse(const char *file, const char *text, ContainerRecord *ret, DiagList *d) {
+        static const char *const keys[] = { "Id", "Name", "Cgroup", NULL };
         _cleanup_(container_record_done) ContainerRecord c = {};
-        bool in_container = false;
-        const char *p = text;
+        char *values[ELEMENTSOF(keys)];
         int r;
 
         *ret = (ContainerRecord) {};
-        while (*p) {
-                const char *eol = strchrnul(p, '\n');
-                _cleanup_free_ char *line = strndup(p, eol - p);
-                char **field = NULL, *l;
-
-                if (!line)
-                        return -ENOMEM;
-                p = *eol ? eol + 1 : eol;
-                l = strstrip(line);
-                if (*l == '[') {
-                        in_container = strcmp(l, "[Container]") == 0;
-                        continue;
-                }
-                if (!in_container)
-                        continue;
-                if (strncmp(l, "Id=", 3) == 0)
-                        field = &c.id;
-                else if (strncmp(l, "Name=", 5) == 0)
-                        field = &c.name;
-                else if (strncmp(l, "Cgroup=", 7) == 0)
-                        field = &c.cgroup;
-                if (!field)
-                        continue;
-                free(*field);
-                if (!(*field = strdup(strchr(l, '=') + 1)))
-                        return -ENOMEM;
-        }
+        if (dropin_section_read(text, "[Container]", keys, values) < 0)
+                return -ENOMEM;
+        c.id = values[0];
+        c.name = values[1];
+        c.cgroup = values[2];
         if (!container_id_is_valid(c.id) || !container_name_is_valid(c.name) ||
             container_cgroup_split(c.cgroup, NULL, NULL) < 0)
                 return diag_add(d, file, "[Container]", "Id=, Name= or Cgroup= missing or malformed") < 0 ? -ENOMEM : -EINVAL;
-        r = dropin_parse(&c.req, file, text, d);
-        if (r == 0)
-                r = dropin_finish(&c.req, d);
-        if (r == -ENOENT)
-                r = diag_add(d, file, "[Service]", "no request") < 0 ? -ENOMEM : -EINVAL;
+        r = dropin_parse_record(&c.req, file, text, d);
         if (r < 0)
                 return r;
         *ret = c;

@@ -357,6 +357,78 @@ int dropin_finish(DeadlineRequest *r, DiagList *d) {
         return 0;
 }
 
+int dropin_parse_record(DeadlineRequest *r, const char *file, const char *text, DiagList *d) {
+        int k = dropin_parse(r, file, text, d);
+
+        if (k == 0)
+                k = dropin_finish(r, d);
+        if (k == -ENOENT)
+                k = diag_add(d, file, "[Service]", "no request") < 0 ? -ENOMEM : -EINVAL;
+        return k;
+}
+
+int dropin_section_read(const char *text, const char *section, const char *const *keys, char **values) {
+        bool inside = false;
+        size_t n = 0;
+
+        while (keys[n])
+                values[n++] = NULL;
+        for (const char *p = text; *p;) {
+                const char *eol = strchrnul(p, '\n');
+                _cleanup_free_ char *line = strndup(p, eol - p);
+                char *l;
+
+                if (!line)
+                        goto nomem;
+                p = *eol ? eol + 1 : eol;
+                l = strstrip(line);
+                if (*l == '[') {
+                        inside = strcmp(l, section) == 0;
+                        continue;
+                }
+                for (size_t i = 0; inside && i < n; i++) {
+                        size_t kl = strlen(keys[i]);
+
+                        if (strncmp(l, keys[i], kl) == 0 && l[kl] == '=') {
+                                free(values[i]);
+                                if (!(values[i] = strdup(l + kl + 1)))
+                                        goto nomem;
+                                break;
+                        }
+                }
+        }
+        return 0;
+nomem:
+        for (size_t i = 0; i < n; i++) {
+                free(values[i]);
+                values[i] = NULL;
+        }
+        return -ENOMEM;
+}
+
+bool dropin_request_same(const DeadlineRequest *a, const DeadlineRequest *b) {
+        return a->runtime_usec == b->runtime_usec && (a->deadline_usec ?: a->period_usec) == (b->deadline_usec ?: b->period_usec) &&
+               a->period_usec == b->period_usec && (a->threads ?: 1) == (b->threads ?: 1) && streq_ptr(a->group, b->group) &&
+               a->promote == b->promote;
+}
+
+char *dropin_request_describe(const DeadlineRequest *r) {
+        char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX], th[16];
+        unsigned n = r->threads ?: 1;
+        char *s;
+
+        if (asprintf(&s, "runtime %s, deadline %s, period %s, %s thread%s%s%s%s%s",
+                     timespan_format(rt, sizeof(rt), r->runtime_usec),
+                     timespan_format(dl, sizeof(dl), r->deadline_usec ?: r->period_usec),
+                     timespan_format(pe, sizeof(pe), r->period_usec),
+                     admission_threads_to_string(th, sizeof(th), n), n == 1 ? "" : "s",
+                     r->group ? ", group " : "", r->group ?: "",
+                     r->promote == PROMOTE_NONE || r->promote == PROMOTE_CGROUP ? ", X-DeadlinePromote=" : "",
+                     r->promote == PROMOTE_NONE || r->promote == PROMOTE_CGROUP ? dropin_promote_to_string(r->promote) : "") < 0)
+                return NULL;
+        return s;
+}
+
 char *dropin_format(const DeadlineRequest *r) {
         char rt[TIMESPAN_MAX], dl[TIMESPAN_MAX], pe[TIMESPAN_MAX], th[16];
         bool promote = r->promote == PROMOTE_CGROUP || r->promote == PROMOTE_NONE;

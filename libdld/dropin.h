@@ -102,5 +102,23 @@ int dropin_value_threads(const char *value, unsigned *ret, char *why, size_t siz
 int dropin_request_problem(const DeadlineRequest *r, char *why, size_t size);
 
 
+/* The request of one of dld's records (a whole text, its [Service]
+ * section): 0, or -EINVAL with the problems in d ("no request" if it has
+ * none), or -ENOMEM. */
+int dropin_parse_record(DeadlineRequest *r, const char *file, const char *text, DiagList *d);
+
+/* The values of keys (NULL-terminated) in section ("[Container]") of an
+ * ini text, the last one of each, into values[] (NULL where absent;
+ * malloc'ed). 0 or -ENOMEM (values[] then all NULL). */
+int dropin_section_read(const char *text, const char *section, const char *const *keys, char **values);
+
+/* Whether a and b (both finished) ask for the same admission: runtime,
+ * deadline, period, threads, group and X-DeadlinePromote=. */
+bool dropin_request_same(const DeadlineRequest *a, const DeadlineRequest *b);
+
+/* A request in one line, for operators: "runtime 2ms, deadline 20ms, period
+ * 20ms, 3 threads, group media" (malloc'ed, NULL on ENOMEM). */
+char *dropin_request_describe(const DeadlineRequest *r);
+
 /* A drop-in that expresses r (used for requests admitted by hand). */
 char *dropin_format(const DeadlineRequest *r);

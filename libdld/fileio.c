@@ -59,16 +59,34 @@ int fileio_read_full(const char *path, char **ret, size_t *ret_size) {
         return read_fd_full(fd, READ_FULL_MAX, ret, ret_size);
 }
 
-int fileio_write_full(const char *path, const char *text) {
-        _cleanup_close_ int fd = -1;
-        size_t l = strlen(text);
+int fileio_write_atomic(const char *path, const char *text) {
+        _cleanup_free_ char *tmp = NULL;
+        const char *slash = strrchr(path, '/');
+        size_t l = strlen(text), done = 0;
+        int fd, r = 0;
 
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (asprintf(&tmp, "%.*s.#%s.XXXXXX", slash ? (int) (slash - path + 1) : 0, path, slash ? slash + 1 : path) < 0)
+                return -ENOMEM;
+        fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        if (write(fd, text, l) != (ssize_t) l)
-                return -EIO;
-        return 0;
+        while (done < l && r == 0) {
+                ssize_t k = write(fd, text + done, l - done);
+
+                if (k < 0 && errno != EINTR)
+                        r = -errno;
+                else if (k > 0)
+                        done += k;
+        }
+        if (r == 0 && fchmod(fd, 0644) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
 }
 
 int fileio_read_config(const char *path, char **ret, size_t *ret_size) {

@@ -143,3 +143,33 @@ char *unitname_slice_cgroup_path(const char *slice) {
                 }
         return path;
 }
+
+char *unitname_id128_to_hex(const void *id, size_t n) {
+        static const char hex[] = "0123456789abcdef";
+        char *s = malloc(2 * n + 1);
+
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                s[2 * i] = hex[((const unsigned char *) id)[i] >> 4];
+                s[2 * i + 1] = hex[((const unsigned char *) id)[i] & 15];
+        }
+        s[2 * n] = '\0';
+        return s;
+}
+
+bool unitname_cgroup_path_is_valid(const char *path) {
+        if (!path || path[0] != '/' || strlen(path) > 4096 || strchr(path, '\n'))
+                return false;
+        if (path[1] == '\0')
+                return true;
+        for (const char *c = path; *c;) {
+                const char *next = strchrnul(c + 1, '/');
+                size_t l = next - c - 1;
+
+                if (l == 0 || (l == 1 && c[1] == '.') || (l == 2 && c[1] == '.' && c[2] == '.'))
+                        return false;
+                c = next;
+        }
+        return true;
+}

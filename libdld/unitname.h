@@ -4,6 +4,7 @@
 /* systemd unit and slice names, as far as dld needs them. Pure string logic. */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define UNIT_NAME_MAX 255
 #define GROUP_NAME_MAX 64
@@ -25,6 +26,14 @@ bool unitname_group_is_valid(const char *name);
 
 /* True if slice a is b or one of b's parents ("a.slice" contains "a-b.slice"). */
 bool unitname_slice_contains(const char *a, const char *b);
+
+/* An absolute cgroup path ("/" included) of at most 4096 characters, without
+ * empty, "." or ".." components and without newlines. */
+bool unitname_cgroup_path_is_valid(const char *path);
+
+/* A unit's InvocationID (n bytes, as systemd's D-Bus API gives it) in the
+ * lower-case hex form of $INVOCATION_ID; "" for none (n 0). NULL on ENOMEM. */
+char *unitname_id128_to_hex(const void *id, size_t n);
 
 /* Cgroup path of a valid slice relative to the hierarchy root:
  * "a-b.slice" -> "/a.slice/a-b.slice". Returns NULL on ENOMEM. */

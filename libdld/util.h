@@ -59,6 +59,10 @@ static inline bool endswith(const char *s, const char *suffix) {
         return l >= n && strcmp(s + l - n, suffix) == 0;
 }
 
+static inline bool startswith(const char *s, const char *prefix) {
+        return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 static inline bool streq_ptr(const char *a, const char *b) {
         if (!a || !b)
                 return a == b;
@@ -109,8 +113,11 @@ static inline char *strstrip(char *s) {
 /* Files (fileio.c). Reads a whole file (up to 1 MiB) into a
  * NUL-terminated buffer. */
 int fileio_read_full(const char *path, char **ret, size_t *ret_size);
-/* Creates or truncates path (mode 0644) and writes text: 0, -errno, -EIO. */
-int fileio_write_full(const char *path, const char *text);
+/* Writes text to a new file beside path (".#NAME.XXXXXX", mode 0644), then
+ * renames it over path: a reader, or a restart after a crash, finds the
+ * old text or the new, never a part. 0 or -errno; on failure path is as it
+ * was and nothing is left beside it. */
+int fileio_write_atomic(const char *path, const char *text);
 /* Policies and unit files: regular files only (-EISDIR, -EBADFD for a FIFO,
  * a device or a socket, opened without blocking), at most CONFIG_FILE_MAX
  * bytes (-EFBIG). fileio_config_error() words an error for the user. */

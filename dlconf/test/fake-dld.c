@@ -37,12 +37,12 @@ static int get_property(sd_bus *bus, const char *path, const char *interface, co
         return -ENOENT;
 }
 
-#define MEDIA "demo-media.service", "media", "admitted", (uint64_t) 10000, (uint64_t) 40000, (uint64_t) 40000, 0, BW(100), 1, 1, "dropin", "", "", ""
+#define MEDIA "demo-media.service", "media", "admitted", (uint64_t) 10000, (uint64_t) 40000, (uint64_t) 40000, 0, BW(100), 1, 1, "dropin", "", "", "", ""
 #define GREEDY "demo-greedy.service", "media", "degraded", (uint64_t) 8000, (uint64_t) 40000, (uint64_t) 40000, 2, (uint64_t) 0, 0, 1, "dropin", \
-        "EBUSY: the reservation for 2 threads of 20.00% of a CPU (40.00% on 4 CPUs) does not fit in group \"media\": 20.00% left", "", ""
+        "EBUSY: the reservation for 2 threads of 20.00% of a CPU (40.00% on 4 CPUs) does not fit in group \"media\": 20.00% left", "", "", ""
 #define CTR_ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define CTR "libpod-" CTR_ID ".scope", "media", "admitted", (uint64_t) 2000, (uint64_t) 20000, (uint64_t) 20000, 1, BW(10), 2, 3, \
-        "container", "", CTR_ID, "media-ctr"
+        "container", "", CTR_ID, "media-ctr", ""
 
 static int method_list_groups(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         (void) userdata, (void) error;

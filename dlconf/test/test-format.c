@@ -32,17 +32,17 @@ static void sample(DlconfState *s) {
                              BW(60), BW(40), BW(20), 0, 0, 1, strdup("fail") };
         v = state_add_service(s);
         *v = (DlconfService) { strdup("demo-media.service"), strdup("media"), strdup("admitted"),
-                               10000, 40000, 40000, 0, BW(100), 1, 1, strdup("dropin"), strdup(""), NULL, NULL };
+                               10000, 40000, 40000, 0, BW(100), 1, 1, strdup("dropin"), strdup(""), NULL, NULL, NULL };
         v = state_add_service(s);
         *v = (DlconfService) { strdup("demo-greedy.service"), strdup("media"), strdup("degraded"),
                                8000, 40000, 40000, 2, 0, 0, 1, strdup("dropin"),
-                               strdup("does not fit: needs 80.00%, group media has 20.00% free"), NULL, NULL };
+                               strdup("does not fit: needs 80.00%, group media has 20.00% free"), NULL, NULL, NULL };
         v = state_add_service(s);
         *v = (DlconfService) { strdup("demo-control.service"), strdup("control"), strdup("admitted"),
-                               2000, 10000, 20000, 0, BW(40), 2, 3, strdup("manual"), strdup(""), NULL, NULL };
+                               2000, 10000, 20000, 0, BW(40), 2, 3, strdup("manual"), strdup(""), NULL, NULL, NULL };
         v = state_add_service(s);
         *v = (DlconfService) { strdup("stray.service"), strdup(""), strdup("pending"),
-                               1000, 10000, 10000, 1, 0, 0, 0, strdup("dropin"), strdup(""), NULL, NULL };
+                               1000, 10000, 10000, 1, 0, 0, 0, strdup("dropin"), strdup(""), NULL, NULL, NULL };
 }
 
 static char *capture_status(const DlconfState *s, FormatOptions o) {
@@ -253,6 +253,17 @@ static void test_json(void) {
         state_done(&s);
 }
 
+/* dlconf show's text for svc. */
+static char *capture_show(const DlconfService *svc) {
+        char *text = NULL;
+        size_t size;
+        FILE *f = open_memstream(&text, &size);
+
+        format_show(f, svc, &(FormatOptions) {});
+        fclose(f);
+        return text;
+}
+
 /* A container: named by its name and short ID, its scope and ID in show. */
 static void test_container(void) {
         DlconfState s = {};
@@ -264,16 +275,13 @@ static void test_container(void) {
         v = state_add_service(&s);
         *v = (DlconfService) { strdup("libpod-0123456789abcdef.scope"), strdup("media"), strdup("admitted"),
                                2000, 20000, 20000, 1, BW(10), 2, 3, strdup("container"), strdup(""),
-                               strdup("0123456789abcdef"), strdup("media-ctr") };
+                               strdup("0123456789abcdef"), strdup("media-ctr"), NULL };
         f = open_memstream(&text, &size);
         format_list(f, &s, &(FormatOptions) { .legend = true });
         fclose(f);
         ok(text && strstr(text, "\nmedia-ctr (container 0123456789ab) media"), "list: a container by name and short ID");
         free(text);
-        text = NULL;
-        f = open_memstream(&text, &size);
-        format_show(f, &s.services[0], &(FormatOptions) {});
-        fclose(f);
+        text = capture_show(&s.services[0]);
         ok(text && strncmp(text, "media-ctr (container 0123456789ab)\n Container: media-ctr, ID 0123456789abcdef\n"
                                  "     Scope: libpod-0123456789abcdef.scope\n", 110) == 0, "show: name, ID and scope");
         ok(text && strstr(text, "Source: container (io.dlsched.* annotations, OCI hook)"), "show: the source");
@@ -285,9 +293,38 @@ static void test_container(void) {
         state_done(&s);
 }
 
+/* Kept from before a restart of dld while the drop-ins ask for another
+ * request: show says what waits, and when it applies. */
+static void test_newer_request(void) {
+        DlconfState s = {};
+        DlconfService *v;
+        char *text, *json;
+
+        v = state_add_service(&s);
+        *v = (DlconfService) { strdup("media.service"), strdup("media"), strdup("admitted"),
+                               5000, 50000, 50000, 1, BW(10), 1, 1, strdup("dropin"), strdup(""), NULL, NULL,
+                               strdup("runtime 2ms, deadline 50ms, period 50ms, 1 thread") };
+        text = capture_show(&s.services[0]);
+        ok(text && strstr(text, "   Waiting: runtime 2ms, deadline 50ms, period 50ms, 1 thread (kept from before dld "
+                                "restarted; applies from the next start, or dlconf admit)\n"),
+           "show: the newer request waiting");
+        free(text);
+        json = format_show_json(&s.services[0], JSON_SHORT);
+        ok(json && strstr(json, "\"newer_request\":\"runtime 2ms, deadline 50ms, period 50ms, 1 thread\""),
+           "show --json: newer_request");
+        free(json);
+        free(v->newer_request);
+        v->newer_request = strdup("");
+        json = format_show_json(&s.services[0], JSON_SHORT);
+        ok(json && !strstr(json, "newer_request"), "show --json: no newer_request when none waits");
+        free(json);
+        state_done(&s);
+}
+
 int main(void) {
         tap_begin();
         test_container();
+        test_newer_request();
         test_status_text();
         test_bar();
         test_list_and_show();

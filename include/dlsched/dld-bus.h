@@ -19,5 +19,5 @@
 
 /* Signatures of the structured results. */
 #define DLD_GROUP_SIGNATURE     "(ssxtttttuus)"
-#define DLD_SERVICE_SIGNATURE   "(ssstttutuussss)"
+#define DLD_SERVICE_SIGNATURE   "(ssstttutuusssss)"
 #define DLD_VERDICT_SIGNATURE   "(sss)"

@@ -360,5 +360,32 @@ int main(void) {
                 free(text);
                 dropin_request_done(&r);
         }
+        {
+                DeadlineRequest a = { .runtime_usec = 2000, .period_usec = 20000, .threads = 3 }, b = a;
+                _cleanup_free_ char *one = NULL, *all = NULL;
+
+                ok(dropin_request_same(&a, &b), "same: equal requests");
+                b.deadline_usec = 20000;
+                ok(dropin_request_same(&a, &b), "same: an unset deadline is the period");
+                b.runtime_usec = 1000;
+                ok(!dropin_request_same(&a, &b), "not same: another runtime");
+                b = a;
+                b.threads = 2;
+                ok(!dropin_request_same(&a, &b), "not same: another thread count");
+                b = a;
+                b.group = (char *) "media";
+                ok(!dropin_request_same(&a, &b), "not same: a group named");
+                b = a;
+                b.promote = PROMOTE_NONE;
+                ok(!dropin_request_same(&a, &b), "not same: X-DeadlinePromote=none");
+                b.group = (char *) "media";
+                one = dropin_request_describe(&b);
+                is_str(one, "runtime 2ms, deadline 20ms, period 20ms, 3 threads, group media, X-DeadlinePromote=none",
+                       "described for operators");
+                a.threads = DL_THREADS_ALL;
+                a.deadline_usec = 10000;
+                all = dropin_request_describe(&a);
+                is_str(all, "runtime 2ms, deadline 10ms, period 20ms, all threads", "all threads");
+        }
         return tap_done();
 }

@@ -301,7 +301,7 @@ static void test_files(void) {
                 big[CONFIG_FILE_MAX] = '}';
                 big[CONFIG_FILE_MAX + 1] = '\0';
         }
-        ok(big && fileio_write_full(path, big) == 0, "a file of 1 MiB + 1 byte");
+        ok(big && fileio_write_atomic(path, big) == 0, "a file of 1 MiB + 1 byte");
         check_file_refused(dir, path, "a file over the limit", NULL, "larger than the 1 MiB limit");
 
         snprintf(path, sizeof(path), "%s/40-nul.json", dir);

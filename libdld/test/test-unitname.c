@@ -50,5 +50,13 @@ int main(void) {
                 is_str(r, "/_cpuset.slice/cpuset-x.slice/cpuset-x-y.slice", "only the controller-named level");
                 is_str(t, "/tasks.slice/tasks-a.slice", "tasks.slice is not the reserved name tasks");
         }
+        {
+                static const unsigned char id[16] = { 0x00, 0x1f, 0xa0, 0xff, 0x12, 0x34, 0x56, 0x78,
+                                                      0x9a, 0xbc, 0xde, 0xf0, 0x01, 0x02, 0x03, 0x0e };
+                _cleanup_free_ char *h = unitname_id128_to_hex(id, sizeof(id)), *e = unitname_id128_to_hex(id, 0);
+
+                is_str(h, "001fa0ff123456789abcdef00102030e", "an InvocationID in $INVOCATION_ID's form");
+                is_str(e, "", "no InvocationID: empty");
+        }
         return tap_done();
 }

@@ -3,11 +3,12 @@
 # bandwidth where it started and dld following nothing.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 10
+plan 13
 
 apply_test_policy 62-test
 media=/deadline.slice/deadline-media.slice
-make_service t62-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms
+make_service t62-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms \
+	ExecReload=/bin/true
 base_media=$(idle_total $media)
 base_pool=$(knob sched_dl_total_bw)
 
@@ -44,6 +45,35 @@ ok "dld following nothing does not poll (40 wakeups in 2 s if it did)" test "$wa
 ok "one more start is admitted" systemctl start t62-a
 wait_until 10 test "$(service_state t62-a.service)" = admitted
 is "and admitted" "$(service_state t62-a.service)" admitted
+# systemd's signals carry the activation (InvocationID): the state changes
+# of an activation dld has decided already, with a request or without, cost
+# it no call to systemd. A PrepareUnit, which asks systemd, shows that the
+# monitor sees dld's calls.
+make_service t62-plain deadline-media.slice "/bin/sleep infinity" ExecReload=/bin/true
+systemctl start t62-plain
+sleep 1
+dld_owner=$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetNameOwner s org.dlsched.Dld1 | cut -d'"' -f2)
+dld_calls_to_systemd() {	# COMMAND...: dld's method calls to systemd while it runs
+	local log=/tmp/t62-monitor.$$ pid n
+	busctl --system monitor --json=short \
+		--match "type='method_call',sender='$dld_owner',destination='org.freedesktop.systemd1'" > $log 2>/dev/null &
+	pid=$!
+	sleep 1
+	"$@" > /dev/null
+	sleep 1
+	kill $pid 2>/dev/null; wait $pid 2>/dev/null
+	n=$(grep -c '"member"' $log)
+	rm -f $log
+	echo "$n"
+}
+reloads() { local i; for i in 1 2 3; do systemctl reload t62-plain t62-a; done; }
+calls=$(dld_calls_to_systemd reloads)
+is "3 reloads of a unit without a request and of an admitted one: dld calls systemd 0 times" "$calls" 0
+# (without this test's own $INVOCATION_ID, which dlconf prepare would send)
+calls=$(dld_calls_to_systemd env -u INVOCATION_ID dlconf prepare t62-a.service)
+ok "  (the monitor sees dld's calls: a PrepareUnit made $calls)" test "$calls" -gt 0
+is "  the admitted unit stays admitted" "$(service_state t62-a.service)" admitted
+systemctl stop t62-plain
 # Room for its shell, a child, and one that ended whose bandwidth waits for
 # its 0-lag time: none of its tasks is ever beyond the reservation.
 make_service t62-busy deadline-media.slice "/bin/sh -c 'while :; do /bin/true; sleep 0.05; done'" \

@@ -4,7 +4,7 @@
 # reservation is there exactly once and dld follows the service again.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 34
+plan 69
 
 apply_test_policy 63-test
 media=/deadline.slice/deadline-media.slice
@@ -83,6 +83,75 @@ like "  the journal says why" "$(journalctl -u dld -o cat --no-pager --since @"$
 	'63-zz-broken.json.*enforcing the policy last applied, kept in /run/dld/applied'
 rm -f "$DLD_POLICY_DIR/63-zz-broken.json"
 ok "the fixed policy reloads" dlconf reload
+
+# A restart of dld keeps what it admitted for the unit's running
+# activation, whatever its files say now: a new request waits for the
+# unit's next start. (The control group: 10% per CPU, on_refusal fail.)
+control=/deadline.slice/deadline-control.slice
+base_control=$(idle_total $control)
+make_service t63-d deadline-control.slice "/bin/sleep infinity" X-DeadlineRuntime=5ms X-DeadlinePeriod=50ms
+systemctl start t63-d
+wait_until 10 test "$(service_state t63-d.service)" = admitted
+cg_d=$(cgroup_of t63-d)
+pid_d=$(main_pid t63-d)
+held_control=$(cgfile $control cpu.dl_total_bw)
+is "t63-d admitted: 1 5000 50000 50000" "$(cgfile "$cg_d" cpu.dl_template)" "1 5000 50000 50000"
+like "  its admission recorded in /run/dld/admitted" "$(cat /run/dld/admitted/t63-d.service.conf 2>&1)" \
+	"Invocation=$(systemctl show -P InvocationID t63-d)"
+set_request_d() { printf '[Service]\n%s\n' "$@" > "$DLD_UNIT_DIR/t63-d.service.d/deadline.conf"; systemctl daemon-reload; }
+check_kept_d() {
+	wait_until 10 test "$(service_state t63-d.service)" = admitted
+	is "  $1: the service runs, the same process" "$(systemctl is-active t63-d) $(main_pid t63-d)" "active $pid_d"
+	is "  $1: still admitted" "$(service_state t63-d.service)" admitted
+	is "  $1: its template as admitted" "$(cgfile "$cg_d" cpu.dl_template)" "1 5000 50000 50000"
+	is "  $1: its process SCHED_DEADLINE" "$(policy_of "$pid_d")" 6
+	is "  $1: the group holds what it held" "$(cgfile $control cpu.dl_total_bw)" "$held_control"
+}
+set_request_d X-DeadlineRuntime=2ms X-DeadlinePeriod=50ms
+ok "systemctl restart dld, the drop-in now 2ms/50ms" systemctl restart dld
+check_kept_d "a smaller request on disk"
+like "  dlconf show: the new request waits" "$(dlconf show t63-d 2>&1)" \
+	"Waiting: runtime 2ms, deadline 50ms, period 50ms, 1 thread"
+set_request_d X-DeadlineRuntime=9ms X-DeadlinePeriod=50ms
+old=$(systemctl show -P MainPID dld)
+ok "kill -9 dld, the drop-in now 9ms/50ms (more than the group holds)" kill -9 "$old"
+wait_until 20 sh -c "p=\$(systemctl show -P MainPID dld); [ \"\$p\" != 0 ] && [ \"\$p\" != $old ] && systemctl is-active --quiet dld"
+check_kept_d "a larger request on disk"
+set_request_d X-DeadlineRuntime=lots X-DeadlinePeriod=50ms
+ok "systemctl restart dld, the drop-in now malformed" systemctl restart dld
+check_kept_d "a malformed drop-in"
+like "  dlconf show: says so" "$(dlconf show t63-d 2>&1)" "Waiting: malformed"
+set_request_d X-DeadlineRuntime=5ms X-DeadlinePeriod=50ms
+# A record cut short (a crash mid-write leaves the old one, renamed into
+# place; a damaged one is refused whole): dld decides again, from the files.
+echo "[Admission]" > /run/dld/admitted/t63-d.service.conf
+ok "systemctl restart dld with a damaged record" systemctl restart dld
+wait_until 10 test "$(service_state t63-d.service)" = admitted
+is "  decided again from the drop-in: admitted, the same template" "$(service_state t63-d.service) $(cgfile "$cg_d" cpu.dl_template)" \
+	"admitted 1 5000 50000 50000"
+like "  the record is whole again" "$(cat /run/dld/admitted/t63-d.service.conf 2>&1)" "Unit=t63-d.service"
+set_request_d X-DeadlineRuntime=2ms X-DeadlinePeriod=50ms
+ok "the unit's next start" systemctl restart t63-d
+wait_until 10 test "$(cgfile "$(cgroup_of t63-d)" cpu.dl_template)" = "1 2000 50000 50000"
+is "  takes the request on disk" "$(cgfile "$(cgroup_of t63-d)" cpu.dl_template)" "1 2000 50000 50000"
+unlike "  and nothing waits" "$(dlconf show t63-d 2>&1)" "Waiting"
+systemctl stop t63-d
+wait_until 10 test ! -e /run/dld/admitted/t63-d.service.conf
+ok "  a stopped unit's record is gone" test ! -e /run/dld/admitted/t63-d.service.conf
+wait_until 10 test "$(cgfile $control cpu.dl_total_bw)" = "$base_control"
+is "  and the group is back where it was" "$(cgfile $control cpu.dl_total_bw)" "$base_control"
+
+# The policy directory gone: a mistake, not an empty policy. The groups
+# keep their reservations, and the services theirs.
+mv "$DLD_POLICY_DIR" "$DLD_POLICY_DIR.away"
+ok "systemctl restart dld without a policy directory" systemctl restart dld
+is "  the media group keeps its reservation" "$(cgfile $media cpu.dl_runtime_us)" 200000
+wait_until 10 test "$(service_state t63-a.service)" = admitted
+is "  t63-a still admitted" "$(service_state t63-a.service)" admitted
+like "  the journal says why" "$(journalctl -u dld -o cat --no-pager --since @"$DLD_TEST_START" | grep 'does not exist' | tail -n 1)" \
+	'the policy directory does not exist'
+mv "$DLD_POLICY_DIR.away" "$DLD_POLICY_DIR"
+ok "  with it back, the policy reloads" dlconf reload
 
 # And it still releases what it found.
 systemctl stop t63-a t63-b

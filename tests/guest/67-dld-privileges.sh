@@ -13,7 +13,7 @@ run=$(mktemp -d)
 err=$(mktemp)
 trap 'rm -rf "$run" "$err"; dld_cleanup' EXIT
 
-plan 16
+plan 19
 pool=$(knob sched_dl_runtime_us)
 total=$(knob sched_dl_total_bw)
 main_pid=$(systemctl show -P MainPID dld.service)
@@ -49,6 +49,20 @@ for need in $needs; do
 	n=$(journalctl -q --since "$since" MESSAGE_ID=$DLD_MSG_PRIVILEGE DLD_NEED=$need DLD_FATAL=1 -o cat | wc -l)
 	ok "journal: an entry with DLD_NEED=$need, DLD_FATAL=1 ($n)" test "$n" -ge 1
 done
+
+# systemd does not restart a dld that exits 4: restarting would not give it
+# the privilege. The same restart settings as dld.service, in a transient
+# unit without CAP_SYS_NICE.
+prevent=$(systemctl show -P RestartPreventExitStatus dld.service)
+like "dld.service's RestartPreventExitStatus= has 4 ($prevent)" "$prevent" '(^| )4( |$)'
+systemd-run --quiet --unit=t67-noprivs -p Restart=on-failure -p RestartSec=100ms \
+	-p "RestartPreventExitStatus=$prevent" -p CapabilityBoundingSet=~CAP_SYS_NICE \
+	/usr/sbin/dld --run-dir "$run"
+wait_until 20 test "$(systemctl show -P ActiveState t67-noprivs)" = failed
+sleep 1
+is "  a dld without CAP_SYS_NICE under these settings: exit status 4" "$(systemctl show -P ExecMainStatus t67-noprivs)" 4
+is "  and no restart" "$(systemctl show -P NRestarts t67-noprivs)" 0
+systemctl reset-failed t67-noprivs 2>/dev/null
 
 is "sched_dl_runtime_us is unchanged" "$(knob sched_dl_runtime_us)" "$pool"
 is "sched_dl_total_bw is unchanged" "$(knob sched_dl_total_bw)" "$total"

@@ -40,4 +40,9 @@ like() {
 	if [[ $2 =~ $3 ]]; then pass "$1"; else fail "$1" "'$2' does not match /$3/"; fi
 }
 
+# unlike NAME GOT REGEX
+unlike() {
+	if [[ $2 =~ $3 ]]; then fail "$1" "'$2' matches /$3/"; else pass "$1"; fi
+}
+
 done_testing() { [ "$_tap_failed" -eq 0 ] && exit 0; exit 1; }
