@@ -231,6 +231,17 @@ int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest
         return 0;
 }
 
+/* Whether s was decided for the activation invocation already. A unit
+ * that schedules its own threads then gets its limits, once its processes
+ * run (not while it is starting). */
+static bool service_decided_for(Manager *m, Service *s, const char *invocation, bool starting) {
+        if (!s || !streq_ptr(s->invocation, invocation))
+                return false;
+        if (!starting && s->state == SERVICE_ADMITTED && s->promote == PROMOTE_NONE)
+                service_threads_follow(m, s);
+        return true;
+}
+
 static char *activation_key(const char *unit, const char *invocation) {
         char *k;
 
@@ -337,13 +348,8 @@ static int service_decide(Manager *m, const char *unit, const UnitInfo *u, bool 
         int r;
 
         s = service_find(m, unit);
-        if (s && streq_ptr(s->invocation, u->invocation)) {
-                /* Already decided for this activation. A unit that schedules
-                 * its own threads gets its limits now that its processes run. */
-                if (!starting && s->state == SERVICE_ADMITTED && s->promote == PROMOTE_NONE)
-                        service_threads_follow(m, s);
+        if (service_decided_for(m, s, u->invocation, starting))
                 return 0;
-        }
         if (s)
                 /* Restarted without dld seeing it stop (systemd coalesces
                  * state changes): what was decided is for a past run. */
@@ -381,11 +387,9 @@ int service_unit_active(Manager *m, const char *unit, const char *invocation) {
         Service *s = service_find(m, unit);
         int r;
 
-        if (s && invocation && *invocation && streq_ptr(s->invocation, invocation)) {
-                if (s->state == SERVICE_ADMITTED && s->promote == PROMOTE_NONE)
-                        service_threads_follow(m, s);
+        /* The signal's activation, when it carries one: no call to systemd. */
+        if (invocation && *invocation && service_decided_for(m, s, invocation, false))
                 return 0;
-        }
         if (!s && decided_without_request(m, unit, invocation))
                 return 0;
 

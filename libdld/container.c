@@ -231,7 +231,7 @@ int container_cgroup_split(const char *cgroup, char **ret_unit, char **ret_slice
         const char *last, *parent;
         int r;
 
-        if (!unitname_cgroup_path_is_valid(cgroup) || streq_ptr(cgroup, "/"))
+        if (!unitname_cgroup_path_is_valid(cgroup))
                 return -EINVAL;
         /* The scope, or a cgroup below it (crun's "container"). */
         r = container_cgroup_scope(cgroup, &scope);

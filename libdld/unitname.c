@@ -161,8 +161,6 @@ char *unitname_id128_to_hex(const void *id, size_t n) {
 bool unitname_cgroup_path_is_valid(const char *path) {
         if (!path || path[0] != '/' || strlen(path) > 4096 || strchr(path, '\n'))
                 return false;
-        if (path[1] == '\0')
-                return true;
         for (const char *c = path; *c;) {
                 const char *next = strchrnul(c + 1, '/');
                 size_t l = next - c - 1;

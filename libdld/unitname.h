@@ -27,8 +27,9 @@ bool unitname_group_is_valid(const char *name);
 /* True if slice a is b or one of b's parents ("a.slice" contains "a-b.slice"). */
 bool unitname_slice_contains(const char *a, const char *b);
 
-/* An absolute cgroup path ("/" included) of at most 4096 characters, without
- * empty, "." or ".." components and without newlines. */
+/* An absolute cgroup path below the root ("/" is not one: it holds no unit
+ * or container) of at most 4096 characters, without empty, "." or ".."
+ * components and without newlines. */
 bool unitname_cgroup_path_is_valid(const char *path);
 
 /* A unit's InvocationID (n bytes, as systemd's D-Bus API gives it) in the

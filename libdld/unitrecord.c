@@ -64,7 +64,7 @@ int unitrecord_parse(const char *file, const char *text, UnitRecord *ret, DiagLi
                 return diag_add(d, file, "[Admission]", "Invocation= missing or not 32 hex digits") < 0 ? -ENOMEM : -EINVAL;
         if (!u.group || !unitname_group_is_valid(u.group))
                 return diag_add(d, file, "[Admission]", "Group= missing or not a group name") < 0 ? -ENOMEM : -EINVAL;
-        if (!unitname_cgroup_path_is_valid(u.cgroup) || streq_ptr(u.cgroup, "/"))
+        if (!unitname_cgroup_path_is_valid(u.cgroup))
                 return diag_add(d, file, "[Admission]", "Cgroup= missing or not a cgroup path") < 0 ? -ENOMEM : -EINVAL;
         if (!streq_ptr(manual, "yes") && !streq_ptr(manual, "no"))
                 return diag_add(d, file, "[Admission]", "Manual= missing or neither yes nor no") < 0 ? -ENOMEM : -EINVAL;
