@@ -107,7 +107,7 @@ stress:
 	@KERNEL_VARIANT=debug STRESS_SECONDS='$(STRESS_SECONDS)' STRESS_ARGS='$(STRESS_ARGS)' \
 		BOOT_TIMEOUT=$(or $(BOOT_TIMEOUT),600) tests/harness/dlcheck stress
 
-# Can every kernel test fail? Tests 0* 1* 28* 4* on the stock kernel (the same
+# Can every kernel test fail? Tests 0* 1* 24* 28* 4* on the stock kernel (the same
 # tree without the series, build/stock) and on each kernel/mutants/*.patch
 # applied over the series; report in build/mutants/report.md. Slow (about
 # 45 min), not part of make check. MUTANTS='a b' runs a subset.

@@ -25,6 +25,10 @@
  *    next deadline admission would wait for ever. It also renices and
  *    demotes every other real-time user task of the guest; none of the
  *    guest's own services is one.
+ * 6. SysRq-n on a deadline task that is running on another CPU: it must
+ *    not be charged the time since boot (normalize_rt_tasks() reset the
+ *    task's exec_start, patch 0028), which pushed its 0-lag time, and the
+ *    return of its bandwidth, minutes away.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -280,12 +284,72 @@ static void sysrq_normalize(struct totals start)
 	ksft_test_result(totals_back(start), "after SysRq-n: the totals are back to the start\n");
 }
 
+/* @pid's CPU time (ns), the running part included; -1 if it has none. */
+static long long cpu_time_ns(pid_t pid)
+{
+	clockid_t clock;
+
+	if (clock_getcpuclockid(pid, &clock))
+		return -1;
+	return clock_ns(clock);
+}
+
+static void sysrq_running(struct totals start)
+{
+	long long cpu_before, cpu_after, t_before, t_after;
+	int report[2], err = 0, fd;
+	pid_t pid;
+
+	/* Room for a 90% task (dl_cleanup() restores the knobs). */
+	set_dl_pool(50000, 900000);
+	if (pipe(report))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		/* 90% of a CPU, spinning: running at almost any instant. */
+		err = -dl_enter(90 * NSEC_PER_MSEC, TASK_PERIOD_NS, TASK_PERIOD_NS, 0);
+		if (write(report[1], &err, sizeof(err)) != sizeof(err) || err)
+			_exit(1);
+		for (;;)
+			;
+	}
+	close(report[1]);
+	if (read(report[0], &err, sizeof(err)) != sizeof(err) || err)
+		ksft_exit_fail_msg("a spinning 90 ms/100 ms child: %s\n", strerror(err));
+	close(report[0]);
+	usleep(50000);
+	t_before = now_ns();
+	cpu_before = cpu_time_ns(pid);
+	fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "n", 1) != 1)
+		ksft_exit_fail_msg("SysRq-n: %s\n", strerror(errno));
+	close(fd);
+	cpu_after = cpu_time_ns(pid);
+	t_after = now_ns();
+	ksft_print_msg("SysRq-n on a running task: %lld us of CPU time in %lld us\n",
+		       (cpu_after - cpu_before) / 1000, (t_after - t_before) / 1000);
+	/*
+	 * CPU time is counted on the CPUs' own scheduler clocks, which may
+	 * stray from CLOCK_MONOTONIC by a little: 10 ms of slack, against
+	 * the seconds since boot the bug charged.
+	 */
+	ksft_test_result(cpu_before >= 0 && cpu_after >= 0 &&
+			 cpu_after - cpu_before <= t_after - t_before + 10 * (long long)NSEC_PER_MSEC,
+			 "SysRq-n on a running deadline task: it is charged no more time than passed\n");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ksft_test_result(totals_back(start),
+			 "after SysRq-n on a running task: the totals are back to the start\n");
+}
+
 int main(void)
 {
 	struct totals start;
 
 	ksft_print_header();
-	ksft_set_plan(13);
+	ksft_set_plan(15);
 	dl_setup("dltest-24");
 	start = totals();
 	if (start.rd < 0)
@@ -295,5 +359,6 @@ int main(void)
 	fork_race(start);
 	keep_policy_race(start);
 	sysrq_normalize(start);
+	sysrq_running(start);
 	ksft_finished();
 }
