@@ -50,6 +50,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/param.h>
 #include <sys/stat.h>
 #include "dltask.h"
 
@@ -76,8 +77,13 @@
 #define EPISODE_MAX_MS 3000
 /* An episode still running this long after its end is stuck in the kernel. */
 #define STUCK_NS (30 * SEC)
-/* Every sleep asked for is at most 20 ms, or a period (20 ms) plus an overrun. */
+/*
+ * Every sleep asked for is at most 20 ms, or a period (20 ms); beyond that
+ * a wait lasts until the task has paid back its overrun (wait_bound()).
+ */
 #define WAIT_LONG_NS (10 * SEC)
+/* random_dl()'s longest period over its smallest runtime: 20 ms / 100 us. */
+#define PAYBACK_RATIO_MIN 200
 #define STOP_GRACE_NS (60 * SEC)
 /*
  * Dead tasks give back at their 0-lag time: a period (20 ms) plus their
@@ -923,12 +929,58 @@ static void *demoter(void *arg)
 	return NULL;
 }
 
+/*
+ * The calling thread's CBS runtime left (ns), from /proc/thread-self/sched:
+ * negative, an overrun it must pay back before its next instance; 0 when
+ * it shows none (not a deadline task).
+ */
+static int64_t own_dl_runtime(void)
+{
+	char line[160];
+	long long v = 0;
+	FILE *f = fopen("/proc/thread-self/sched", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "dl.runtime : %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* The calling thread's period over its runtime, 0 if not a deadline task. */
+static uint64_t own_payback_ratio(void)
+{
+	struct sched_attr a;
+
+	if (dlsched_sched_getattr(0, &a, sizeof(a), 0) || a.sched_policy != SCHED_DEADLINE ||
+	    !a.sched_runtime)
+		return 0;
+	return (a.sched_period ?: a.sched_deadline) / a.sched_runtime + 1;
+}
+
+/*
+ * How long a sched_wait_interval() may sleep: WAIT_LONG_NS, plus the time
+ * to pay back what the task owed: the overrun it had before the call and
+ * the CPU time it was charged since (under TCG a vCPU the host did not run
+ * is charged to the deadline task on it; 120 ms of that on a 0.5% task is
+ * 24 s of periods). Each period pays back one runtime.
+ */
+static uint64_t wait_bound(int64_t runtime_before, uint64_t charged, uint64_t ratio)
+{
+	uint64_t debt = (runtime_before < 0 ? (uint64_t)-runtime_before : 0) + charged;
+
+	return WAIT_LONG_NS + debt * ratio;
+}
+
 static void wait_once(void)
 {
 	struct timespec ts, rem, *rq = &ts, *rm = chance(30) ? &rem : NULL;
 	struct errs allowed = ERRS(EINTR);
 	int r = rnd(100), how = MAY_SUCCEED, err;
-	uint64_t t0 = now_ns(), dt;
+	uint64_t t0 = now_ns(), dt, ratio, cpu0, charged, bound;
+	int64_t runtime;
 	const char *what;
 
 	if (r < 35) {
@@ -957,13 +1009,23 @@ static void wait_once(void)
 		how = MUST_FAIL;
 		what = "a bad pointer";
 	}
+	ratio = own_payback_ratio();
+	cpu0 = thread_cpu_ns();
+	runtime = own_dl_runtime();
 	err = sched_wait_interval(rq, rm) ? errno : 0;
 	dt = now_ns() - t0;
+	charged = thread_cpu_ns() - cpu0;
 	account(OP_WAIT, err, allowed, how, "until %s, policy now %d", what, sched_getscheduler(0));
-	if (dt > WAIT_LONG_NS) {
+	/* Its parameters may have changed meanwhile: the largest ratio. */
+	ratio = MAX(ratio, own_payback_ratio());
+	ratio = MAX(ratio, PAYBACK_RATIO_MIN);
+	bound = wait_bound(runtime, charged, ratio);
+	if (dt > bound) {
 		inc(&sh->ev[EV_LONG_WAIT]);
-		note("unexpected: [%s] sched_wait_interval until %s slept %.0f ms", kind_name(), what,
-		     ms(dt));
+		note("unexpected: [%s] sched_wait_interval until %s slept %.0f ms, allowed %.0f ms "
+		     "(runtime before %lld us, %.1f ms charged since, ratio %llu)",
+		     kind_name(), what, ms(dt), ms(bound), (long long)runtime / 1000, ms(charged),
+		     (unsigned long long)ratio);
 	}
 }
 
