@@ -277,7 +277,7 @@ char *client_error_message(const char *error_name, const char *error_message, in
                              error_message && *error_message ? error_message : strerror(-r));
                 break;
         case EXIT_DLCONF_PERMISSION:
-                k = asprintf(&s, "permission denied: dld answers root only (%s)",
+                k = asprintf(&s, "permission denied (%s)",
                              error_message && *error_message ? error_message : strerror(-r));
                 break;
         case EXIT_DLCONF_REFUSED:

@@ -4,26 +4,35 @@
 #include "containers.h"
 #include "dlsched/dld-bus.h"
 #include "log.h"
+#include "polkit.h"
 #include "predict.h"
 #include "service-threads.h"
 #include "service.h"
 #include "systemd-client.h"
 #include "unitname.h"
 
-/* Root only: the bus policy says so too, this is the second lock. */
-static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+/* Anyone may read. Writes by hand need root or polkit (verify_manage());
+ * the calls of units starting and of the OCI hook come from root and take
+ * root only. */
+static int sender_euid(sd_bus_message *msg, uid_t *ret) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        uid_t uid;
         int r;
 
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
         if (r < 0)
                 return r;
-        r = sd_bus_creds_get_euid(creds, &uid);
-        if (r < 0)
+        return sd_bus_creds_get_euid(creds, ret);
+}
+
+static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+        uid_t uid;
+        int r;
+
+        if ((r = sender_euid(msg, &uid)) < 0)
                 return r;
         if (uid != 0)
-                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "only root may use dld's API");
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "only root may call %s",
+                                         sd_bus_message_get_member(msg));
         return 0;
 }
 
@@ -86,8 +95,7 @@ static int reply_array(sd_bus_message *msg, Manager *m, const char *sig, size_t 
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        if ((r = check_root(msg, error)) < 0)
-                return r;
+        (void) error;
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
             (r = sd_bus_message_open_container(reply, 'a', sig)) < 0)
                 return r;
@@ -152,8 +160,6 @@ static int method_get_service(sd_bus_message *msg, void *userdata, sd_bus_error 
         Service *s;
         int r;
 
-        if ((r = check_root(msg, error)) < 0)
-                return r;
         if ((r = sd_bus_message_read(msg, "s", &unit)) < 0)
                 return r;
         s = service_find(m, unit) ?: containers_find(m, unit);
@@ -166,15 +172,12 @@ static int method_get_service(sd_bus_message *msg, void *userdata, sd_bus_error 
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int method_admit_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+static int admit_unit(sd_bus_message *msg, Manager *m, sd_bus_error *error) {
         const char *unit;
         uint64_t runtime, deadline, period;
         uint32_t threads;
         int r;
 
-        if ((r = check_root(msg, error)) < 0)
-                return r;
         if ((r = sd_bus_message_read(msg, "stttu", &unit, &runtime, &deadline, &period, &threads)) < 0)
                 return r;
         r = service_admit_manual(m, unit, runtime, deadline, period, threads_from_bus(threads), error);
@@ -183,19 +186,86 @@ static int method_admit_unit(sd_bus_message *msg, void *userdata, sd_bus_error *
         return sd_bus_reply_method_return(msg, NULL);
 }
 
-static int method_release_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+static int release_unit(sd_bus_message *msg, Manager *m, sd_bus_error *error) {
         const char *unit;
         int r;
 
-        if ((r = check_root(msg, error)) < 0)
-                return r;
         if ((r = sd_bus_message_read(msg, "s", &unit)) < 0)
                 return r;
         r = service_release_manual(m, unit, error);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int reload(sd_bus_message *msg, Manager *m, sd_bus_error *error) {
+        int r = manager_reload(m, error);
+
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+/* The writes by hand, by method name. */
+typedef int (*ManageMethod)(sd_bus_message *msg, Manager *m, sd_bus_error *error);
+static const struct {
+        const char *member;
+        ManageMethod method;
+} manage_methods[] = {
+        { "AdmitUnit", admit_unit },
+        { "ReleaseUnit", release_unit },
+        { "Reload", reload },
+};
+
+static ManageMethod manage_method_of(sd_bus_message *msg) {
+        const char *member = sd_bus_message_get_member(msg);
+
+        for (size_t i = 0; member && i < ELEMENTSOF(manage_methods); i++)
+                if (strcmp(manage_methods[i].member, member) == 0)
+                        return manage_methods[i].method;
+        return NULL;
+}
+
+/* polkit answered: run the call, or send its refusal. */
+static int manage_answered(sd_bus_message *msg, void *userdata, bool authorized, const sd_bus_error *polkit_error) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        ManageMethod method = manage_method_of(msg);
+        int r;
+
+        if (!authorized) {
+                log_info("%s refused to a caller without root: %s", sd_bus_message_get_member(msg),
+                         polkit_error->message ?: polkit_error->name);
+                if (sd_bus_error_has_names(polkit_error, SD_BUS_ERROR_ACCESS_DENIED,
+                                           SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+                        return sd_bus_reply_method_error(msg, polkit_error);
+                return sd_bus_reply_method_errorf(msg, SD_BUS_ERROR_ACCESS_DENIED,
+                                                  "not root, and polkit could not be asked: %s",
+                                                  polkit_error->message ?: polkit_error->name);
+        }
+        r = method(msg, userdata, &error);
+        if (r < 0)
+                return sd_bus_reply_method_errno(msg, r, &error);
+        return 0;
+}
+
+/* A write by hand: root at once; anyone else once polkit allows
+ * POLKIT_ACTION_MANAGE. The loop goes on meanwhile: the call is answered
+ * when polkit has. */
+static int method_manage(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        ManageMethod method = manage_method_of(msg);
+        uid_t uid;
+        int r;
+
+        if (!method)
+                return -EOPNOTSUPP;
+        if ((r = sender_euid(msg, &uid)) < 0)
+                return r;
+        if (uid == 0)
+                return method(msg, userdata, error);
+        r = polkit_check_async(msg, POLKIT_ACTION_MANAGE, manage_answered, userdata);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "cannot ask polkit: %s", strerror(-r));
+        return 1;
 }
 
 static int method_prepare_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -247,18 +317,6 @@ static int method_release_container(sd_bus_message *msg, void *userdata, sd_bus_
         return sd_bus_reply_method_return(msg, NULL);
 }
 
-static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        int r;
-
-        if ((r = check_root(msg, error)) < 0)
-                return r;
-        r = manager_reload(m, error);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(msg, NULL);
-}
-
 static int method_check_policy(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ ServiceRequest *reqs = NULL;
@@ -270,8 +328,7 @@ static int method_check_policy(sd_bus_message *msg, void *userdata, sd_bus_error
         DiagList d = {};
         int r, valid;
 
-        if ((r = check_root(msg, error)) < 0)
-                return r;
+        (void) error;
         (void) kernelfs_read_budget(m->kfs, &cur);
         if ((r = sd_bus_message_enter_container(msg, 'a', "(ss)")) < 0)
                 return r;
@@ -354,9 +411,9 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_get_service, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("AdmitUnit",
                                 SD_BUS_ARGS("s", unit, "t", runtime_usec, "t", deadline_usec, "t", period_usec, "u", threads),
-                                SD_BUS_NO_RESULT, method_admit_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+                                SD_BUS_NO_RESULT, method_manage, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReleaseUnit", SD_BUS_ARGS("s", unit), SD_BUS_NO_RESULT,
-                                method_release_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+                                method_manage, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("PrepareUnit", SD_BUS_ARGS("s", unit, "s", invocation_id),
                                 SD_BUS_RESULT("s", state, "s", reason), method_prepare_unit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("AdmitContainer",
@@ -365,7 +422,7 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_RESULT("s", state, "s", reason), method_admit_container, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReleaseContainer", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
                                 method_release_container, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Reload", NULL, NULL, method_manage, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CheckPolicy", SD_BUS_ARGS("a(ss)", files),
                                 SD_BUS_RESULT("as", errors, "a" DLD_VERDICT_SIGNATURE, verdicts),
                                 method_check_policy, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -44,7 +44,7 @@ static void test_messages(void) {
         _cleanup_free_ char *bare = client_error_message(NULL, NULL, -EBADMSG);
 
         is_str(refused, "refused: group \"media\" is full", "refusal");
-        is_str(denied, "permission denied: dld answers root only (Access denied)", "permission");
+        is_str(denied, "permission denied (Access denied)", "permission");
         is_str(down, "dld is not reachable on the system bus (is dld.service running?): "
                      "The name org.dlsched.Dld1 was not provided by any .service files", "daemon down");
         is_str(other, "dld follows no unit x.service", "other errors: dld's message as is");

@@ -23,7 +23,7 @@ DLD_LAYERS = [
     ["apply", "containers", "orphans"],
     ["service"],
     ["reservation", "request", "service-threads"],
-    ["journal", "privprobe", "records", "systemd-client", "threads"],
+    ["journal", "polkit", "privprobe", "records", "systemd-client", "threads"],
     ["log"],
     ["types", "dld-messages"],
 ]

@@ -1,9 +1,10 @@
 #!/bin/bash
 # dlconf admit, release and reload against the live dld: what they change,
-# how refusals come out (one line, exit status, journal), root only.
+# how refusals come out (one line, exit status, journal); who may read
+# (anyone) and write (root, or polkit's org.dlsched.dld1.manage).
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 48
+plan 63
 
 write_policy 81-test "$DLD_TEST_POLICY"
 dlconf reload || fail "policy applies"
@@ -95,7 +96,48 @@ dlconf release t81-a
 dlconf release t81-b
 systemctl stop t81-b
 
-out=$(setpriv --reuid=65534 --regid=65534 --clear-groups dlconf status 2>&1); rc=$?
-is "non-root: exit 5" "$rc" 5
-like "  permission denied, one line" "$out" "^dlconf: permission denied: [^"$'\n'"]*$"
+# Reading is open; writing needs root or polkit (org.dlsched.dld1.manage).
+as_user() { local uid=$1; shift; setpriv --reuid="$uid" --regid="$uid" --clear-groups "$@"; }
+out=$(as_user 1000 dlconf status 2>&1); rc=$?
+is "uid 1000: dlconf status exits 0" "$rc" 0
+is "  and shows what root sees" "$out" "$(dlconf status 2>&1)"
+out=$(as_user 1000 dlconf --json list 2>&1); rc=$?
+is "uid 1000: dlconf --json list exits 0" "$rc" 0
+ok "  valid JSON" jq -e . <<< "$out"
+systemctl start t81-a
+out=$(as_user 65534 dlconf reload 2>&1); rc=$?
+is "nobody: dlconf reload, exit 5" "$rc" 5
+like "  permission denied, naming the polkit action, one line" "$out" \
+	"^dlconf: permission denied \(not authorized: this needs root or the polkit action org.dlsched.dld1.manage[^"$'\n'"]*\)$"
+out=$(as_user 65534 dlconf admit t81-a --runtime=1ms --period=20ms 2>&1); rc=$?
+is "nobody: dlconf admit, exit 5" "$rc" 5
+is "  nothing admitted: no template" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" none
+out=$(as_user 65534 busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager \
+	PrepareUnit ss t81-a.service '' 2>&1)
+like "nobody: PrepareUnit is root's only" "$out" "only root may call PrepareUnit"
+# A polkit rule grants the action to nobody: polkitd reloads its rules
+# when the directory changes.
+rule=/etc/polkit-1/rules.d/50-t81-dlsched.rules
+cat > "$rule" <<'RULE'
+polkit.addRule(function(action, subject) {
+	if (action.id == "org.dlsched.dld1.manage" && subject.user == "nobody")
+		return polkit.Result.YES;
+});
+RULE
+trap 'rm -f "$rule"; dld_cleanup' EXIT
+wait_until 10 sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups dlconf reload > /dev/null 2>&1"
+out=$(as_user 65534 dlconf reload 2>&1); rc=$?
+is "nobody, allowed by a polkit rule: dlconf reload exits 0" "$rc" 0
+out=$(as_user 65534 dlconf admit t81-a --runtime=1ms --period=20ms 2>&1); rc=$?
+is "  dlconf admit exits 0" "$rc" 0
+is "  admitted" "$(service_state t81-a.service)" admitted
+is "  template 1ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" "1 1000 20000 20000"
+is "uid 1000: dlconf show says admitted" "$(as_user 1000 dlconf show --json t81-a | jq -r .state)" admitted
+ok "  dlconf release exits 0" as_user 65534 dlconf release t81-a
+is "  released: no template" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" none
+rm -f "$rule"
+wait_until 10 sh -c "! setpriv --reuid=65534 --regid=65534 --clear-groups dlconf reload > /dev/null 2>&1"
+out=$(as_user 65534 dlconf reload 2>&1); rc=$?
+is "the rule removed: refused again, exit 5" "$rc" 5
+systemctl stop t81-a
 done_testing
