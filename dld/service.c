@@ -147,6 +147,11 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
                 r = asprintf(&reason, "group \"%s\" already holds its maximum of %u services (max_services)",
                              m->policy.groups[gi].name, m->policy.groups[gi].max_services) < 0 ? -ENOMEM : -EPERM;
         }
+        /* A container's request comes from its annotations, which whoever
+         * runs the container sets: only a group that says so takes them. */
+        if (r == 0 && s->container_id && !m->policy.groups[gi].containers)
+                r = asprintf(&reason, "group \"%s\" does not admit containers (its policy has no \"containers\": true)",
+                             m->policy.groups[gi].name) < 0 ? -ENOMEM : -EPERM;
         free(s->group);
         s->group = gi >= 0 ? strdup(m->policy.groups[gi].name) : NULL;
         if (r == -ENOMEM)

@@ -3,6 +3,7 @@
 #include <json-c/json.h>
 #include <stdarg.h>
 
+#include "admission.h"
 #include "jsoncheck.h"
 #include "ocistate.h"
 
@@ -114,6 +115,93 @@ int ocistate_parse(const char *text, size_t size, OciState *ret, char **ret_erro
                 return r;
         }
         *ret = s;
+        return 0;
+}
+
+/* A scheduler time: absent or null is 0; else a non-negative integer of
+ * whole microseconds. */
+static int scheduler_time(json_object *sched, const char *key, uint64_t *ret_usec, char **ret_error) {
+        json_object *v;
+        int64_t ns;
+
+        *ret_usec = 0;
+        if (!json_object_object_get_ex(sched, key, &v) || json_object_is_type(v, json_type_null))
+                return 0;
+        if (!json_object_is_type(v, json_type_int))
+                return errorf(ret_error, "$.process.scheduler.%s: must be an integer (nanoseconds)", key);
+        /* json-c saturates a larger number to INT64_MAX. */
+        ns = json_object_get_int64(v);
+        if (ns < 0 || ns == INT64_MAX)
+                return errorf(ret_error, "$.process.scheduler.%s: out of range (0 to %" PRId64 " ns)",
+                              key, INT64_MAX - 1);
+        if (ns % 1000)
+                return errorf(ret_error, "$.process.scheduler.%s: %" PRId64 " ns is not a whole number of "
+                              "microseconds", key, ns);
+        *ret_usec = (uint64_t) ns / 1000;
+        return 0;
+}
+
+static int parse_scheduler(json_object *root, DeadlineRequest *req, char **ret_error) {
+        json_object *process, *sched, *policy;
+        const char *problem;
+        int r;
+
+        if (!json_object_is_type(root, json_type_object))
+                return errorf(ret_error, "$: the configuration must be a JSON object");
+        if (!json_object_object_get_ex(root, "process", &process) || json_object_is_type(process, json_type_null))
+                return -ENOENT;
+        if (!json_object_is_type(process, json_type_object))
+                return errorf(ret_error, "$.process: must be an object");
+        if (!json_object_object_get_ex(process, "scheduler", &sched) || json_object_is_type(sched, json_type_null))
+                return -ENOENT;
+        if (!json_object_is_type(sched, json_type_object))
+                return errorf(ret_error, "$.process.scheduler: must be an object");
+        if (!json_object_object_get_ex(sched, "policy", &policy) || !json_object_is_type(policy, json_type_string))
+                return errorf(ret_error, "$.process.scheduler.policy: missing, or not a string");
+        if (strcmp(json_object_get_string(policy), "SCHED_DEADLINE") != 0)
+                return -ENOENT; /* another policy: the runtime's business */
+        if ((r = scheduler_time(sched, "runtime", &req->runtime_usec, ret_error)) < 0 ||
+            (r = scheduler_time(sched, "deadline", &req->deadline_usec, ret_error)) < 0 ||
+            (r = scheduler_time(sched, "period", &req->period_usec, ret_error)) < 0)
+                return r;
+        if (req->runtime_usec == 0)
+                return errorf(ret_error, "$.process.scheduler.runtime: required, and more than 0, for SCHED_DEADLINE");
+        if (req->deadline_usec == 0 && req->period_usec == 0)
+                return errorf(ret_error, "$.process.scheduler: a deadline or a period is required for SCHED_DEADLINE");
+        if (req->deadline_usec == 0)
+                req->deadline_usec = req->period_usec;
+        if (req->period_usec == 0)
+                req->period_usec = req->deadline_usec;
+        problem = admission_task_params_problem(req->runtime_usec, req->deadline_usec, req->period_usec);
+        if (problem)
+                return errorf(ret_error, "$.process.scheduler: runtime %" PRIu64 "us, deadline %" PRIu64 "us, "
+                              "period %" PRIu64 "us: %s", req->runtime_usec, req->deadline_usec, req->period_usec,
+                              problem);
+        req->threads = 1;
+        return 0;
+}
+
+int ocistate_scheduler_request(const char *config, size_t size, DeadlineRequest *req, char **ret_error) {
+        _cleanup_free_ char *where = NULL, *reason = NULL;
+        DeadlineRequest r0 = {};
+        json_object *root;
+        int r;
+
+        *ret_error = NULL;
+        if (size == 0)
+                return errorf(ret_error, "the configuration is empty");
+        if (size > OCI_CONFIG_MAX)
+                return errorf(ret_error, "the configuration is larger than %d bytes", OCI_CONFIG_MAX);
+        r = jsoncheck_parse_strict(config, size, &root, &where, &reason);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return errorf(ret_error, "%s: %s", where ?: "?", reason ?: "not JSON");
+        r = parse_scheduler(root, &r0, ret_error);
+        json_object_put(root);
+        if (r < 0)
+                return r;
+        *req = r0;
         return 0;
 }
 

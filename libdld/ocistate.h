@@ -70,6 +70,25 @@ int ocistate_runtime_log_entry(const char *msg, const char *time, char **ret);
  * otherwise; -ENOMEM. */
 int ocistate_conmon_cmdline_name(const char *cmdline, size_t size, const char *id, char **ret);
 
+/* A bundle's config.json is larger than a state: a container's whole
+ * configuration. */
+#define OCI_CONFIG_MAX (4 * 1024 * 1024)
+
+/* runtime-spec 1.1's process.scheduler in a bundle's config.json, as a
+ * request for one task:
+ *
+ *   "process": { "scheduler": { "policy": "SCHED_DEADLINE",
+ *       "runtime": 2000000, "deadline": 10000000, "period": 20000000 } }
+ *
+ * Times in ns, here whole microseconds (dld counts in us); "deadline"
+ * defaults to "period" and "period" to "deadline", as sched_setattr()
+ * has them; "flags", "nice" and "priority" are not asked about. 0 and
+ * *req (runtime, deadline, period set; threads 1); -ENOENT when the config
+ * has no process.scheduler or another policy; -EINVAL with *ret_error
+ * ("$.process.scheduler.runtime: ..."), or -ENOMEM. The config is parsed
+ * as strictly as a state. */
+int ocistate_scheduler_request(const char *config, size_t size, DeadlineRequest *req, char **ret_error);
+
 /* What the hook does: the verb given on its command line ("admit",
  * "release"; NULL: none), else by the state's status: "stopped" (a
  * poststop hook) releases, the others (prestart, createRuntime) admit.

@@ -182,7 +182,7 @@ static void parse_system(Ctx *c, Policy *p, json_object *sys) {
 static void parse_group(Ctx *c, Policy *p, json_object *g, const char *gpath) {
         static const char * const known[] = {
                 "name", "slice", "runtime_us", "period_us", "max_request_percent",
-                "max_services", "on_refusal", "description", NULL,
+                "max_services", "on_refusal", "containers", "description", NULL,
         };
         static const char * const required[] = { "name", "slice", "runtime_us", "period_us" };
         PolicyGroup grp = { .parent = -1 }, *n;
@@ -272,6 +272,12 @@ static void parse_group(Ctx *c, Policy *p, json_object *g, const char *gpath) {
                                 problem(c, path, "\"%s\" is not an action (\"degrade\" or \"fail\")", s);
                                 valid = false;
                         }
+                } else if (strcmp(key, "containers") == 0) {
+                        if (!json_object_is_type(val, json_type_boolean)) {
+                                problem(c, path, "must be true or false, not %s", json_type_word(val));
+                                valid = false;
+                        } else
+                                grp.containers = json_object_get_boolean(val);
                 } else if (!get_string(c, val, path, &s))       /* description */
                         valid = false;
         }

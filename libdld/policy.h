@@ -39,6 +39,7 @@ typedef struct PolicyGroup {
         uint64_t max_request_bw;        /* per CPU, fixed point; 0: no limit */
         unsigned max_services;          /* 0: no limit */
         RefusalAction on_refusal;
+        bool containers;                /* admits containers (the OCI hook's requests); off by default */
         char *file;                     /* where it is defined */
         char *path;                     /* "$.groups[N]" */
         int parent;                     /* index of the group whose slice holds it, -1: none */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dlsched-oci-hook: the OCI hook that asks dld to admit a container that
  * requests deadline bandwidth with io.dlsched.* annotations, and to release
- * it when the container stops (units/CONTAINERS.md). An OCI runtime runs it
+ * it when the container stops (units/CONTAINERS.md); or, without such
+ * annotations, with the bundle's process.scheduler (runtime-spec 1.1) of
+ * policy SCHED_DEADLINE. An OCI runtime runs it
  * with the container's state on stdin (ocistate.h):
  *
  *   prestart / createRuntime    AdmitContainer: the container's scope gets
@@ -137,27 +139,68 @@ static bool bus_unreachable(const sd_bus_error *e, int r) {
                (!sd_bus_error_is_set(e) && (r == -ENOENT || r == -ECONNREFUSED));
 }
 
+/* The request of the bundle's config.json, process.scheduler
+ * (runtime-spec 1.1): 0 with *req, -ENOENT for none (no bundle, no
+ * config, another policy), else an error on stderr. */
+static int scheduler_request(const OciState *s, DeadlineRequest *req, const char *name) {
+        _cleanup_free_ char *path = NULL, *text = NULL, *error = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        size_t size;
+        int r;
+
+        if (!s->bundle)
+                return -ENOENT;
+        if (asprintf(&path, "%s/config.json", s->bundle) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+                return -ENOENT;
+        if (fd < 0) {
+                error_line(name, "cannot read %s: %s", path, strerror(errno));
+                return -errno;
+        }
+        r = read_all(fd, OCI_CONFIG_MAX, &text, &size);
+        if (r < 0) {
+                error_line(name, "cannot read %s: %s", path, r == -EFBIG ? "too large" : strerror(-r));
+                return r;
+        }
+        r = ocistate_scheduler_request(text, size, req, &error);
+        if (r == -EINVAL)
+                error_line(name, "%s: %s; malformed process.scheduler: the container does not start", path, error);
+        return r;
+}
+
 static int admit(sd_bus *bus, const OciState *s, const char *name) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ char *cgroup = NULL;
-        _cleanup_(dropin_request_done) DeadlineRequest req = {};
+        _cleanup_(dropin_request_done) DeadlineRequest req = {}, sched = {};
         const char *state, *reason;
         DiagList d = {};
-        int r;
+        int r, k;
 
         r = container_request_parse(s->annotations, s->n_annotations, &req, &d);
         for (size_t i = 0; i < d.n; i++)
                 error_line(name, "%s", d.items[i].message);
         diag_list_done(&d);
-        if (r == -ENOENT)
-                return 0;       /* no request: nothing to do */
         if (r == -EINVAL) {
                 error_line(name, "malformed io.dlsched.* annotations: the container does not start");
                 return r;
         }
-        if (r < 0)
+        if (r < 0 && r != -ENOENT)
                 return r;
+        k = scheduler_request(s, &sched, name);
+        if (k < 0 && k != -ENOENT)
+                return k;
+        if (r == 0 && k == 0) {
+                error_line(name, "both io.dlsched.* annotations and process.scheduler ask for deadline bandwidth: "
+                           "give one; the container does not start");
+                return -EINVAL;
+        }
+        if (r == -ENOENT && k == -ENOENT)
+                return 0;       /* no request: nothing to do */
+        if (k == 0)
+                req = sched, sched = (DeadlineRequest) {};
 
         r = container_cgroup(s->pid, &cgroup, name);
         if (r < 0)

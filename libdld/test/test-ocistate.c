@@ -185,10 +185,87 @@ static void test_runtime_log(void) {
         free(entry);
 }
 
+static int sched(const char *text, DeadlineRequest *req, char **ret_error) {
+        *req = (DeadlineRequest) {};
+        return ocistate_scheduler_request(text, strlen(text), req, ret_error);
+}
+
+#define SCHED(body) "{\"ociVersion\": \"1.1.0\", \"process\": {\"args\": [\"/w\"], \"scheduler\": " body "}}"
+
+static void check_sched_bad(const char *text, const char *want) {
+        DeadlineRequest req;
+        char *error = NULL;
+
+        is_int(sched(text, &req, &error), -EINVAL, "process.scheduler refused: %s", want);
+        is_str(error, want, "  its message");
+        free(error);
+}
+
+static void test_scheduler(void) {
+        DeadlineRequest req;
+        char *error = NULL;
+
+        is_int(sched(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 2000000, \"deadline\": 10000000,"
+                           " \"period\": 20000000, \"flags\": [\"SCHED_FLAG_RESET_ON_FORK\"]}"), &req, &error), 0,
+               "process.scheduler SCHED_DEADLINE: a request");
+        is_int(req.runtime_usec, 2000, "  runtime 2000 us");
+        is_int(req.deadline_usec, 10000, "  deadline 10000 us");
+        is_int(req.period_usec, 20000, "  period 20000 us");
+        is_int(req.threads, 1, "  one task");
+        free(error), error = NULL;
+        is_int(sched(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 1000000, \"period\": 5000000}"),
+                     &req, &error), 0, "no deadline: the period's");
+        is_int(req.deadline_usec, 5000, "  deadline 5000 us");
+        is_int(sched(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 1000000, \"deadline\": 5000000}"),
+                     &req, &error), 0, "no period: the deadline's");
+        is_int(req.period_usec, 5000, "  period 5000 us");
+        is_int(sched(SCHED("{\"policy\": \"SCHED_FIFO\", \"priority\": 10}"), &req, &error), -ENOENT,
+               "another policy: no request");
+        is_int(sched("{\"ociVersion\": \"1.1.0\", \"process\": {\"args\": [\"/w\"]}}", &req, &error), -ENOENT,
+               "no scheduler: no request");
+        is_int(sched("{\"ociVersion\": \"1.1.0\"}", &req, &error), -ENOENT, "no process: no request");
+        is_int(sched(SCHED("null"), &req, &error), -ENOENT, "scheduler null: no request");
+        ok(!error, "  and no error");
+
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"period\": 5000000}"),
+                        "$.process.scheduler.runtime: required, and more than 0, for SCHED_DEADLINE");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 0, \"period\": 5000000}"),
+                        "$.process.scheduler.runtime: required, and more than 0, for SCHED_DEADLINE");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 1000000}"),
+                        "$.process.scheduler: a deadline or a period is required for SCHED_DEADLINE");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": \"2ms\", \"period\": 5000000}"),
+                        "$.process.scheduler.runtime: must be an integer (nanoseconds)");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 1.5, \"period\": 5000000}"),
+                        "$.process.scheduler.runtime: must be an integer (nanoseconds)");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": -1000, \"period\": 5000000}"),
+                        "$.process.scheduler.runtime: out of range (0 to 9223372036854775806 ns)");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 1000500, \"period\": 5000000}"),
+                        "$.process.scheduler.runtime: 1000500 ns is not a whole number of microseconds");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 1000000, \"period\": 99999999999999999999}"),
+                        "$.process.scheduler.period: out of range (0 to 9223372036854775806 ns)");
+        check_sched_bad(SCHED("{\"policy\": 6, \"runtime\": 1000000, \"period\": 5000000}"),
+                        "$.process.scheduler.policy: missing, or not a string");
+        check_sched_bad(SCHED("[\"SCHED_DEADLINE\"]"), "$.process.scheduler: must be an object");
+        check_sched_bad("{\"process\": 1}", "$.process: must be an object");
+        check_sched_bad("[]", "$: the configuration must be a JSON object");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 1000000, \"runtime\": 2000000,"
+                              " \"period\": 5000000}"),
+                        "$.process.scheduler.runtime: duplicate key \"runtime\" (only one may be given)");
+        check_sched_bad("", "the configuration is empty");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 6000000, \"deadline\": 5000000}"),
+                        "$.process.scheduler: runtime 6000us, deadline 5000us, period 5000us: runtime is longer than the deadline");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 1000000, \"deadline\": 9000000,"
+                              " \"period\": 5000000}"),
+                        "$.process.scheduler: runtime 1000us, deadline 9000us, period 5000us: deadline is longer than the period");
+        check_sched_bad(SCHED("{\"policy\": \"SCHED_DEADLINE\", \"runtime\": 1000000, \"period\": 5000000000}"),
+                        "$.process.scheduler: runtime 1000us, deadline 5000000us, period 5000000us: period is longer than the kernel's maximum of 4194304us");
+}
+
 int main(void) {
         tap_begin();
         test_conmon();
         test_runtime_log();
+        test_scheduler();
         test_good();
         test_bad();
         test_size();

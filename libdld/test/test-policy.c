@@ -53,7 +53,7 @@ static void test_good(void) {
                        "\"groups\":["
                        "{\"name\":\"all\",\"slice\":\"deadline.slice\",\"runtime_us\":300000,\"period_us\":1000000},"
                        "{\"name\":\"media\",\"slice\":\"deadline-media.slice\",\"runtime_us\":100000,\"period_us\":1000000,"
-                       " \"max_request_percent\":2.5,\"max_services\":3,\"on_refusal\":\"fail\",\"description\":\"x\"},"
+                       " \"max_request_percent\":2.5,\"max_services\":3,\"on_refusal\":\"fail\",\"containers\":true,\"description\":\"x\"},"
                        "{\"name\":\"ctl\",\"slice\":\"deadline-ctl.slice\",\"runtime_us\":20000,\"period_us\":100000}"
                        "]}", &p, &msg, NULL);
         if (!is_int(r, 0, "nested policy valid"))
@@ -69,6 +69,8 @@ static void test_good(void) {
         is_int(p.groups[1].max_services, 3, "max_services");
         is_int(p.groups[1].on_refusal, REFUSAL_FAIL, "on_refusal fail");
         is_int(p.groups[2].on_refusal, REFUSAL_DEGRADE, "on_refusal defaults to degrade");
+        is_int(p.groups[1].containers, true, "containers: true");
+        is_int(p.groups[2].containers, false, "containers defaults to false");
         is_int(policy_group_for_slice(&p, "deadline-media-sub.slice"), 1, "sub-slice belongs to media");
         is_int(policy_group_for_slice(&p, "deadline-other.slice"), 0, "other deadline slice belongs to all");
         is_int(policy_group_for_slice(&p, "system.slice"), -1, "system.slice belongs to no group");
@@ -158,7 +160,7 @@ static void test_bad(void) {
         check_bad("{\"groups\": [{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":1}]}",
                   "p.json: $.groups[0]: missing required key \"period_us\"");
         check_bad(G(",\"colour\":\"red\""),
-                  "p.json: $.groups[0].colour: unknown key \"colour\" (known: name, slice, runtime_us, period_us, max_request_percent, max_services, on_refusal, description)");
+                  "p.json: $.groups[0].colour: unknown key \"colour\" (known: name, slice, runtime_us, period_us, max_request_percent, max_services, on_refusal, containers, description)");
         check_bad("{\"groups\":[{\"name\":\"a b\",\"slice\":\"a.slice\",\"runtime_us\":1,\"period_us\":10}]}",
                   "p.json: $.groups[0].name: \"a b\" is not a group name (1 to 64 letters, digits, '_' or '-')");
         check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.service\",\"runtime_us\":1,\"period_us\":10}]}",
@@ -178,6 +180,9 @@ static void test_bad(void) {
         check_bad(G(",\"max_services\":0"), "p.json: $.groups[0].max_services: 0 is out of range (1 to 65535)");
         check_bad(G(",\"on_refusal\":\"kill\""), "p.json: $.groups[0].on_refusal: \"kill\" is not an action (\"degrade\" or \"fail\")");
         check_bad(G(",\"on_refusal\":true"), "p.json: $.groups[0].on_refusal: must be a string, not a boolean");
+        check_bad(G(",\"containers\":\"yes\""), "p.json: $.groups[0].containers: must be true or false, not a string");
+        check_bad(G(",\"containers\":1"), "p.json: $.groups[0].containers: must be true or false, not an integer");
+        check_bad(G(",\"containers\":null"), "p.json: $.groups[0].containers: must be true or false, not null");
         check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":100000,\"period_us\":1000000}]}",
                   "p.json: $.groups[0]: group \"a\" reserves 10.00% of each CPU, more than the system deadline budget (5.00%, sched_dl_runtime_us/sched_dl_period_us)");
         check_bad("{\"groups\":[{\"name\":\"a\",\"slice\":\"a.slice\",\"runtime_us\":30000,\"period_us\":1000000},"

@@ -122,4 +122,33 @@ expect "  ReleaseContainer sent" 0 'release-container feedfeedfeed$' cat "$tmp/f
 expect "name: 12 characters of the ID without a name annotation" 0 "admit-container $ID 0123456789ab " \
 	bash -c "\"$H\" <<< '{\"ociVersion\": \"1.0.2\", \"id\": \"$ID\", \"status\": \"created\", \"pid\": 4242, \"annotations\": {$GOOD}}' && cat '$tmp/fake.out'"
 
+# runtime-spec 1.1's process.scheduler in the bundle's config.json.
+mkdir -p "$tmp/bundle"
+bundle_state() {
+	printf '{"ociVersion": "1.1.0", "id": "%s", "status": "created", "pid": 4242, "bundle": "%s",
+	  "annotations": {"io.kubernetes.cri-o.ContainerName": "%s"%s}}' "$ID" "$tmp/bundle" "$1" "${2:+, $2}"
+}
+config() { printf '{"ociVersion": "1.1.0", "process": {"args": ["/w"], "scheduler": %s}}' "$1" > "$tmp/bundle/config.json"; }
+config '{"policy": "SCHED_DEADLINE", "runtime": 2000000, "deadline": 10000000, "period": 20000000}'
+expect "process.scheduler SCHED_DEADLINE, no annotation: exit 0" 0 '^$' hook "$(bundle_state sched-1)"
+expect "  AdmitContainer with its runtime, deadline and period, one task" 0 \
+	"admit-container $ID sched-1 $SCOPE/container '' 2000 10000 20000 1\$" cat "$tmp/fake.out"
+expect "process.scheduler and annotations both: exit 1, the container does not start" 1 \
+	'^dlsched-oci-hook: sched-2: both io.dlsched.\* annotations and process.scheduler ask for deadline bandwidth: give one; the container does not start$' \
+	hook "$(bundle_state sched-2 "$GOOD")"
+config '{"policy": "SCHED_DEADLINE", "runtime": 1500, "period": 20000000}'
+expect "process.scheduler in fractions of a microsecond: exit 1" 1 \
+	"^dlsched-oci-hook: sched-3: $tmp/bundle/config.json: \\\$.process.scheduler.runtime: 1500 ns is not a whole number of microseconds; malformed process.scheduler: the container does not start\$" \
+	hook "$(bundle_state sched-3)"
+config '{"policy": "SCHED_DEADLINE", "runtime": 30000000, "period": 20000000}'
+expect "process.scheduler runtime > period: exit 1" 1 \
+	'sched-4: .*: \$.process.scheduler: runtime 30000us, deadline 20000us, period 20000us: runtime is longer than the deadline; malformed process.scheduler' \
+	hook "$(bundle_state sched-4)"
+config '{"policy": "SCHED_FIFO", "priority": 10}'
+expect "process.scheduler of another policy: exit 0, nothing asked" 0 '^$' \
+	bash -c "\"$H\" <<< '$(bundle_state sched-5)' && ! grep -q sched-5 '$tmp/fake.out'"
+echo '{"process": {"scheduler": ' > "$tmp/bundle/config.json"
+expect "a config.json that is not JSON: exit 1" 1 'sched-6: .*config.json: line 2, column 1: .*malformed process.scheduler' \
+	hook "$(bundle_state sched-6)"
+
 tap_done

@@ -10,7 +10,9 @@
 # and from inside), kill -9 of dld while they run loses and doubles
 # nothing, stopping and removing a container gives back exactly its
 # bandwidth, malformed annotations fail the container with one clear line
-# each. The image is ct-image.tar (tests/guest/Makefile: the static
+# each; a group admits containers only when its policy says so; a bundle
+# with the OCI spec's process.scheduler, run by runc and by crun, is
+# admitted as annotations would be. The image is ct-image.tar (tests/guest/Makefile: the static
 # helpers/ct-worker), imported once per boot; no network, no registry.
 . /usr/lib/dlsched/60-dld-lib.inc
 
@@ -24,7 +26,7 @@ grep -qw overlay /proc/filesystems || modprobe -q overlay 2>/dev/null
 grep -qw overlay /proc/filesystems || PODMAN=(podman --storage-driver=vfs)
 pm() { "${PODMAN[@]}" "$@"; }
 
-T68_NAMES=(t68-a t68-b t68-c t68-d t68-e t68-dld)
+T68_NAMES=(t68-a t68-b t68-c t68-d t68-e t68-f t68-dld)
 # --ignore: one name missing must not keep the others.
 t68_remove_containers() { pm rm -f -i -t 0 "${T68_NAMES[@]}" >/dev/null 2>&1; }
 t68_cleanup() {
@@ -34,19 +36,21 @@ t68_cleanup() {
 trap t68_cleanup EXIT
 t68_remove_containers
 
-plan 93
+plan 113
 
 # The containers' slices are in groups that hold 25% of each CPU (media,
 # fail) and 5% (control, degrade); each admitted container reserves 10% of
 # each CPU (2ms/20ms, one thread per CPU): two fit in media, a third not.
+# "plain" (5%) does not say "containers": true: it admits none.
 DLD_TEST_POLICY='{
   "system": { "sched_dl_runtime_us": 400000, "sched_dl_period_us": 1000000,
               "sched_rt_runtime_us": 550000, "sched_rt_period_us": 1000000 },
   "groups": [
     { "name": "media", "slice": "deadline-media.slice", "runtime_us": 250000, "period_us": 1000000,
-      "max_request_percent": 15, "max_services": 3, "on_refusal": "fail" },
+      "max_request_percent": 15, "max_services": 3, "on_refusal": "fail", "containers": true },
     { "name": "control", "slice": "deadline-control.slice", "runtime_us": 5000, "period_us": 100000,
-      "on_refusal": "degrade" }
+      "on_refusal": "degrade", "containers": true },
+    { "name": "plain", "slice": "deadline-plain.slice", "runtime_us": 50000, "period_us": 1000000 }
   ]
 }'
 apply_test_policy 68-test
@@ -217,6 +221,18 @@ is "t68-e: the reason" "$(echo "$entry" | jq -r .DLD_REASON)" \
 	'the request (20.00% of a CPU) is larger than group "media" allows (max_request_percent 15.00%)'
 pm rm -f -t 0 t68-e >/dev/null 2>&1
 
+# --- f: a group without "containers": true admits no container ------------
+ct_run t68-f deadline-plain.slice 1 io.dlsched.runtime=1ms io.dlsched.period=20ms
+is "t68-f: podman run succeeds (the group degrades)" "$ct_rc" 0
+entry=$(container_entry "$DLD_MSG_REFUSED" t68-f)
+is "t68-f: refused by the policy" "$(echo "$entry" | jq -r .DLD_REFUSED_BY)" policy
+is "t68-f: the reason" "$(echo "$entry" | jq -r .DLD_REASON)" \
+	'group "plain" does not admit containers (its policy has no "containers": true)'
+is "t68-f: its threads run SCHED_OTHER" "$(tasks_sched "$(ct_pid t68-f)" | awk '{print $1}' | sort -u)" SCHED_OTHER
+is "t68-f: no template in its cgroup" "$(cgfile "$(ct_cgroup "$(ct_pid t68-f)")" cpu.dl_template)" none
+is "t68-f: the group holds nothing" "$(cgfile /deadline.slice/deadline-plain.slice cpu.dl_total_bw)" 0
+pm rm -f -t 0 t68-f >/dev/null 2>&1
+
 # --- d: refused in control (on_refusal degrade): runs as normal tasks ------
 ct_run t68-d deadline-control.slice 2 io.dlsched.runtime=2ms io.dlsched.period=20ms io.dlsched.threads=all
 is "t68-d: podman run succeeds (degrade)" "$ct_rc" 0
@@ -338,6 +354,50 @@ bad_run "io.dlsched.period is missing: a request needs a runtime and a period" \
 is "malformed: podman's stderr has the hook's verdict each time" "$(grep -c '^Error: OCI runtime error: crun: dlsched-oci-hook: t68-c: .*; malformed io.dlsched.\* annotations: the container does not start$' <<<"$bad_stderr")" 7
 is "malformed requests changed nothing in media" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
 is "malformed requests left no container in dld" "$(dlconf list 2>&1 | grep -c '(container ')" 0
+
+# --- g: the OCI runtime spec's process.scheduler, under runc and crun -------
+# A bundle the runtime runs itself (no podman, no annotation), whose
+# createRuntime and poststop hooks name the hook: it takes the request
+# from process.scheduler. Neither runtime here (runc 1.1, crun 1.8) applies
+# the field itself; the template does.
+oci_bundle() {
+	local dir=$1 name=$2
+	mkdir -p "$dir/rootfs"
+	tar -xf "$CT_TAR" -C "$dir/rootfs" || return 1
+	(cd "$dir" && runc spec) || return 1
+	jq --arg hook /usr/libexec/dlsched/dlsched-oci-hook --arg cg "deadline-media.slice:t68:$name" '
+		.process.terminal = false | .process.args = ["/ct-worker", "1"] |
+		.process.scheduler = {policy: "SCHED_DEADLINE", runtime: 1000000, deadline: 10000000, period: 20000000} |
+		.linux.cgroupsPath = $cg |
+		.hooks = {createRuntime: [{path: $hook, args: ["dlsched-oci-hook"]}],
+			  poststop: [{path: $hook, args: ["dlsched-oci-hook"]}]}' \
+		"$dir/config.json" > "$dir/config.new" && mv "$dir/config.new" "$dir/config.json"
+}
+for rt in runc crun; do
+	name=t68-$rt
+	if ! command -v "$rt" > /dev/null || ! command -v runc > /dev/null; then
+		for _ in 1 2 3 4 5 6 7; do skip "$rt: process.scheduler" "$rt or runc (its spec) is not installed"; done
+		continue
+	fi
+	dir=$(mktemp -d)
+	oci_bundle "$dir" "$name"
+	"$rt" --systemd-cgroup run -d --bundle "$dir" "$name" < /dev/null > "$dir/out" 2>&1
+	is "$rt: a bundle with process.scheduler SCHED_DEADLINE 1ms/10ms/20ms runs" "$?" 0
+	[ -s "$dir/out" ] && diag "$rt: $(head -c 400 "$dir/out")"
+	pid=$("$rt" state "$name" 2>/dev/null | jq -r .pid)
+	is "$rt: dld admitted it" "$(service_state "$name")" admitted
+	is "$rt: its cgroup's template: one task of 1ms/10ms/20ms" "$(cgfile "$(ct_cgroup "$pid")" cpu.dl_template)" "1 1000 10000 20000"
+	like "$rt: its init is SCHED_DEADLINE with those parameters" "$(chrt -p "$pid" 2>&1 | tr '\n' ' ')" \
+		"SCHED_DEADLINE.*1000000/10000000/20000000"
+	is "$rt: media holds its bandwidth" "$(cgfile $media cpu.dl_total_bw)" "$(( base_media + $(bw 1000 20000) ))"
+	"$rt" kill "$name" KILL > /dev/null 2>&1
+	wait_until 10 sh -c "$rt state $name 2>/dev/null | jq -e '.status == \"stopped\"' > /dev/null"
+	"$rt" delete "$name" > /dev/null 2>&1
+	wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+	is "$rt: deleted: media back exactly" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
+	is "$rt: dld forgot it" "$(service_state "$name")" none
+	rm -rf "$dir"
+done
 
 # --- dld itself in a privileged container, admitting a host service -------
 # (units/CONTAINERS.md, "dld in a container"; the image is dld.tar,
