@@ -171,3 +171,16 @@ bool unitname_cgroup_path_is_valid(const char *path) {
         }
         return true;
 }
+
+bool unitname_cgroup_is_within(const char *path, const char *cgroup) {
+        size_t l;
+
+        if (!path || !cgroup)
+                return false;
+        l = strlen(cgroup);
+        while (l > 1 && cgroup[l - 1] == '/')
+                l--;
+        if (strncmp(path, cgroup, l) != 0)
+                return false;
+        return path[l] == '\0' || path[l] == '/' || (l == 1 && cgroup[0] == '/');
+}

@@ -36,6 +36,10 @@ bool unitname_cgroup_path_is_valid(const char *path);
  * lower-case hex form of $INVOCATION_ID; "" for none (n 0). NULL on ENOMEM. */
 char *unitname_id128_to_hex(const void *id, size_t n);
 
+/* Is the cgroup @path @cgroup itself or below it ("/a/b" is below "/a",
+ * "/ab" is not)? Both absolute, as /proc/PID/cgroup gives them. */
+bool unitname_cgroup_is_within(const char *path, const char *cgroup);
+
 /* Cgroup path of a valid slice relative to the hierarchy root:
  * "a-b.slice" -> "/a.slice/a-b.slice". Returns NULL on ENOMEM. */
 char *unitname_slice_cgroup_path(const char *slice);

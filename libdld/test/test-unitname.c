@@ -58,5 +58,12 @@ int main(void) {
                 is_str(h, "001fa0ff123456789abcdef00102030e", "an InvocationID in $INVOCATION_ID's form");
                 is_str(e, "", "no InvocationID: empty");
         }
+        ok(unitname_cgroup_is_within("/a.slice/u.service", "/a.slice/u.service"), "a cgroup is within itself");
+        ok(unitname_cgroup_is_within("/a.slice/u.service/x/y", "/a.slice/u.service"), "a child cgroup is within");
+        ok(unitname_cgroup_is_within("/a.slice/u.service/x", "/a.slice/u.service/"), "a trailing slash is the same");
+        ok(!unitname_cgroup_is_within("/a.slice/u.service2", "/a.slice/u.service"), "a sibling sharing the prefix is not");
+        ok(!unitname_cgroup_is_within("/a.slice", "/a.slice/u.service"), "the parent is not");
+        ok(unitname_cgroup_is_within("/a.slice", "/"), "everything is within the root");
+        ok(!unitname_cgroup_is_within(NULL, "/a"), "no path: not within");
         return tap_done();
 }
