@@ -91,23 +91,37 @@ static int parse_object(json_object *root, OciState *s, char **ret_error) {
         return 0;
 }
 
-int ocistate_parse(const char *text, size_t size, OciState *ret, char **ret_error) {
+/* @text as strict JSON (jsoncheck.h), at most @max bytes; @empty and
+ * @large say what is wrong otherwise. 0 with *ret (the caller puts it),
+ * -EINVAL with *ret_error, -ENOMEM. */
+static int parse_json(const char *text, size_t size, size_t max, const char *empty, const char *large,
+                      json_object **ret, char **ret_error) {
         _cleanup_free_ char *where = NULL, *reason = NULL;
-        OciState s = {};
-        json_object *root;
         int r;
 
         *ret_error = NULL;
-        *ret = (OciState) {};
         if (size == 0)
-                return errorf(ret_error, "empty state: expected the container's state as JSON on stdin");
-        if (size > OCI_STATE_MAX)
-                return errorf(ret_error, "state larger than %d bytes", OCI_STATE_MAX);
-        r = jsoncheck_parse_strict(text, size, &root, &where, &reason);
+                return errorf(ret_error, "%s", empty);
+        if (size > max)
+                return errorf(ret_error, "%s larger than %zu bytes", large, max);
+        r = jsoncheck_parse_strict(text, size, ret, &where, &reason);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
                 return errorf(ret_error, "%s: %s", where ?: "?", reason ?: "not JSON");
+        return 0;
+}
+
+int ocistate_parse(const char *text, size_t size, OciState *ret, char **ret_error) {
+        OciState s = {};
+        json_object *root;
+        int r;
+
+        *ret = (OciState) {};
+        r = parse_json(text, size, OCI_STATE_MAX, "empty state: expected the container's state as JSON on stdin",
+                       "state", &root, ret_error);
+        if (r < 0)
+                return r;
         r = parse_object(root, &s, ret_error);
         json_object_put(root);
         if (r < 0) {
@@ -182,21 +196,14 @@ static int parse_scheduler(json_object *root, DeadlineRequest *req, char **ret_e
 }
 
 int ocistate_scheduler_request(const char *config, size_t size, DeadlineRequest *req, char **ret_error) {
-        _cleanup_free_ char *where = NULL, *reason = NULL;
         DeadlineRequest r0 = {};
         json_object *root;
         int r;
 
-        *ret_error = NULL;
-        if (size == 0)
-                return errorf(ret_error, "the configuration is empty");
-        if (size > OCI_CONFIG_MAX)
-                return errorf(ret_error, "the configuration is larger than %d bytes", OCI_CONFIG_MAX);
-        r = jsoncheck_parse_strict(config, size, &root, &where, &reason);
-        if (r == -ENOMEM)
-                return r;
+        r = parse_json(config, size, OCI_CONFIG_MAX, "the configuration is empty", "the configuration is",
+                       &root, ret_error);
         if (r < 0)
-                return errorf(ret_error, "%s: %s", where ?: "?", reason ?: "not JSON");
+                return r;
         r = parse_scheduler(root, &r0, ret_error);
         json_object_put(root);
         if (r < 0)
