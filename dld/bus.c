@@ -11,6 +11,9 @@
 #include "systemd-client.h"
 #include "unitname.h"
 
+/* CheckPolicy: the most files one call may hold. */
+#define CHECK_POLICY_FILES_MAX 256
+
 /* Anyone may read. Writes by hand need root or polkit (verify_manage());
  * the calls of units starting and of the OCI hook come from root and take
  * root only. */
@@ -326,17 +329,29 @@ static int method_check_policy(sd_bus_message *msg, void *userdata, sd_bus_error
         const char *name, *text;
         Policy p = {};
         DiagList d = {};
+        size_t n_files = 0, in_bytes = 0;
         int r, valid;
 
         (void) error;
         (void) kernelfs_read_budget(m->kfs, &cur);
         if ((r = sd_bus_message_enter_container(msg, 'a', "(ss)")) < 0)
                 return r;
-        while ((r = sd_bus_message_read(msg, "(ss)", &name, &text)) > 0)
+        while ((r = sd_bus_message_read(msg, "(ss)", &name, &text)) > 0) {
+                /* Anyone may ask: no more than a policy directory holds. */
+                size_t l = strlen(text);
+
+                if (++n_files > CHECK_POLICY_FILES_MAX || l > CONFIG_FILE_MAX - in_bytes) {
+                        r = sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                              "at most %d files of " CONFIG_FILE_MAX_TEXT " in all may be checked",
+                                              CHECK_POLICY_FILES_MAX);
+                        goto finish;
+                }
+                in_bytes += l;
                 if (policy_parse(&p, name, text, &d) == -ENOMEM) {
                         r = -ENOMEM;
                         break;
                 }
+        }
         if (r < 0)
                 goto finish;
         valid = d.n == 0 && policy_validate(&p, &cur, &d) == 0;

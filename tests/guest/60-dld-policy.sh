@@ -3,7 +3,7 @@
 # Reload and by SIGHUP) keeps the old one in force and says why; CheckPolicy.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 37
+plan 39
 
 write_policy 60-test "$DLD_TEST_POLICY"
 ok "Reload applies the policy" dld_call Reload
@@ -55,6 +55,12 @@ ok "dld still running" systemctl is-active --quiet dld
 # CheckPolicy validates without applying.
 out=$(dld_call CheckPolicy 'a(ss)' 1 x.json '{"groups":[{"name":"a","slice":"a.slice","runtime_us":5,"period_us":1}]}')
 like "CheckPolicy reports the error with file and path" "$out" 'x.json: \$.groups\[0\]: runtime_us \(5\) is larger than period_us \(1\)'
+args=()
+for i in $(seq 257); do args+=("f$i.json" '{}'); done
+out=$(dld_call CheckPolicy 'a(ss)' 257 "${args[@]}" 2>&1)
+like "CheckPolicy: more than 256 files are refused" "$out" "at most 256 files of 1 MiB in all may be checked"
+out=$(dld_call CheckPolicy 'a(ss)' 256 "${args[@]:0:512}" 2>&1)
+like "  256 are checked: no error" "$out" "^as 0 "
 rm -f "$DLD_POLICY_DIR/61-broken.json"
 
 # A slice whose cgroup systemd escapes: cpu-rt.slice lies under /_cpu.slice.
