@@ -17,24 +17,49 @@ typedef struct ApplyGroup {
         char *cgroup;
 } ApplyGroup;
 
-/* The slice's cgroup with the cpu controller, the systemd way: start the
- * slice and give it CPUWeight= so systemd enables cpu along its path. */
-/* The slice started, with the cpu controller: *cgroup is then the path
- * systemd gave it. */
-static int ensure_slice(Manager *m, const char *slice, char **cgroup) {
+static bool slice_has_dl_files(Manager *m, const char *cgroup) {
+        return cgroup && kernelfs_cgroup_read(m->kfs, cgroup, "cpu.dl_runtime_us", &(int64_t) {0}) == 0;
+}
+
+int apply_prepare_slices(Manager *m, const Policy *np, char ***ret_jobs) {
+        _cleanup_strv_free_ char **jobs = NULL;
+        int changed = 0;
+
+        for (size_t i = 0; i < np->n_groups; i++) {
+                const char *slice = np->groups[i].slice;
+                _cleanup_free_ char *cgroup = systemd_slice_cgroup(m->bus, slice);
+                _cleanup_free_ char *job = NULL;
+
+                if (!cgroup)
+                        return -ENOMEM;
+                if (slice_has_dl_files(m, cgroup))
+                        continue;
+                /* Set before the start, so that the start realizes it. */
+                (void) systemd_set_cpu_weight(m->bus, slice);
+                changed = 1;
+                /* By its state, not its cgroup: systemd makes the cgroup of an
+                 * inactive slice when one of its properties is set. */
+                if (systemd_unit_is_active(m->bus, slice) || systemd_start_unit(m->bus, slice, &job) < 0)
+                        continue;       /* a failed start shows as a slice without the files */
+                if (strv_extend(&jobs, job) < 0)
+                        return -ENOMEM;
+        }
+        *ret_jobs = TAKE_PTR(jobs);
+        return changed;
+}
+
+/* *cgroup: the slice's cgroup as systemd now names it. */
+static int slice_ready(Manager *m, const char *slice, char **cgroup) {
         char *cg;
 
-        if (kernelfs_cgroup_read(m->kfs, *cgroup, "cpu.dl_runtime_us", &(int64_t) {0}) == 0)
+        if (slice_has_dl_files(m, *cgroup))
                 return 0;
-        if (!kernelfs_cgroup_exists(m->kfs, *cgroup))
-                (void) systemd_start_unit(m->bus, slice);
-        (void) systemd_set_cpu_weight(m->bus, slice);
         cg = systemd_slice_cgroup(m->bus, slice);
         if (!cg)
                 return -ENOMEM;
         free(*cgroup);
         *cgroup = cg;
-        return systemd_wait_for_dl_file(m->kfs, *cgroup, 3 * USEC_PER_SEC);
+        return kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_runtime_us", &(int64_t) {0});
 }
 
 static int write_step(Manager *m, const PlanStep *s, const ApplyGroup *groups, int64_t value) {
@@ -90,7 +115,7 @@ int apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
                         goto finish;
                 }
                 if (is_new) {
-                        r = ensure_slice(m, g->slice, &ag[n].cgroup);
+                        r = slice_ready(m, g->slice, &ag[n].cgroup);
                         if (r < 0) {
                                 (void) sd_bus_error_setf(error, DLD_ERROR_APPLY_FAILED,
                                                          "%s: group \"%s\": slice %s has no cpu.dl_runtime_us: %s",

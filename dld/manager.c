@@ -20,6 +20,7 @@
 #include "privileges.h"
 #include "privprobe.h"
 #include "records.h"
+#include "reload.h"
 #include "service.h"
 #include "timespan.h"
 #include "unitname.h"
@@ -69,6 +70,7 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         /* Forget, do not release: reservations outlive dld. */
         service_forget_all(m);
+        reload_forget(m);
         sd_event_source_unref(m->trim_source);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
@@ -80,204 +82,14 @@ Manager *manager_free(Manager *m) {
         return NULL;
 }
 
-static char *files_list(char * const *files) {
-        size_t l = 1;
-        char *s;
-
-        for (char * const *f = files; f && *f; f++)
-                l += strlen(*f) + 1;
-        s = calloc(1, l);
-        if (!s)
-                return NULL;
-        for (char * const *f = files; f && *f; f++) {
-                if (*s)
-                        strcat(s, " ");
-                strcat(s, *f);
-        }
-        return s;
-}
-
-/* Empties and removes a directory of plain files. */
-static void remove_flat_dir(const char *dir) {
-        _cleanup_(closedirp) DIR *d = opendir(dir);
-        struct dirent *de;
-
-        if (!d)
-                return;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        (void) unlinkat(dirfd(d), de->d_name, 0);
-        (void) rmdir(dir);
-}
-
-/*
- * The policy in force is kept in the run directory (applied/, the texts
- * dld parsed), so that a restart of dld (a crash, kill -9, an upgrade)
- * while the files on disk are broken keeps enforcing it instead of
- * starting without one and releasing every service. Written aside and
- * renamed into place.
- */
-static int save_applied_policy(Manager *m) {
-        _cleanup_free_ char *dir = NULL, *tmp = NULL, *old = NULL;
-
-        if (asprintf(&dir, "%s/applied", m->run_dir) < 0 || asprintf(&tmp, "%s/applied.new", m->run_dir) < 0 ||
-            asprintf(&old, "%s/applied.old", m->run_dir) < 0)
-                return -ENOMEM;
-        remove_flat_dir(tmp);
-        (void) mkdir(m->run_dir, 0755);
-        if (mkdir(tmp, 0755) < 0)
-                return -errno;
-        for (size_t i = 0; m->policy.files && m->policy.files[i]; i++) {
-                const char *base = strrchr(m->policy.files[i], '/');
-                _cleanup_free_ char *path = NULL;
-                int r;
-
-                if (asprintf(&path, "%s/%s", tmp, base ? base + 1 : m->policy.files[i]) < 0)
-                        return -ENOMEM;
-                r = fileio_write_atomic(path, m->policy.texts[i]);
-                if (r < 0)
-                        return r;
-        }
-        remove_flat_dir(old);
-        if (rename(dir, old) < 0 && errno != ENOENT)
-                return -errno;
-        if (rename(tmp, dir) < 0)
-                return -errno;
-        remove_flat_dir(old);
-        return 0;
-}
-
-static bool applied_copy_exists(Manager *m) {
-        _cleanup_free_ char *dir = NULL;
-
-        return asprintf(&dir, "%s/applied", m->run_dir) >= 0 && access(dir, F_OK) == 0;
-}
-
-/* error: never NULL (the callers word their own messages with it). */
-static int load_policy_from(Manager *m, const char *dir, sd_bus_error *error) {
-        _cleanup_free_ char *files = NULL, *msg = NULL, *first = NULL;
-        Policy np = {};
-        DiagList d = {};
-        SystemBudget cur;
-        int r;
-
-        r = kernelfs_read_budget(m->kfs, &cur);
-        if (r < 0) {
-                (void) sd_bus_error_setf(error, DLD_ERROR_KERNEL_UNSUPPORTED,
-                                         "cannot read the deadline sysctls: %s", strerror(-r));
-                return r;
-        }
-
-        r = policy_load_directory(&np, dir, &d);
-        if (r == -ENOENT && (m->policy.n_groups > 0 || applied_copy_exists(m))) {
-                /* Gone after a policy was applied: a mistake, more likely than
-                 * a wish to release every group (an empty directory says so). */
-                r = diag_add(&d, dir, NULL, "the policy directory does not exist (an empty policy is an empty directory)") < 0
-                        ? -ENOMEM : -EINVAL;
-        } else if (r == -ENOENT)
-                r = 0;          /* none, and none applied before: an empty policy */
-        if (r == 0)
-                r = policy_validate(&np, &cur, &d);
-        files = files_list(np.files);
-        if (r < 0) {
-                first = d.n > 0 ? diag_format(&d.items[0]) : strdup(strerror(-r));
-                (void) sd_bus_error_set(error, DLD_ERROR_POLICY_INVALID, first ?: "?");
-                for (size_t i = 0; i < d.n; i++) {
-                        _cleanup_free_ char *line = diag_format(&d.items[i]);
-                        log_error("policy: %s", line ?: d.items[i].message);
-                }
-                if (asprintf(&msg, "policy in %s rejected (%zu problem(s), first: %s); the previous policy stays in force",
-                             dir, d.n, first ?: "?") >= 0)
-                        journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_ERR, files ?: "", msg);
-                /* systemctl status shows it until the next reload. */
-                (void) sd_notifyf(false, "STATUS=Policy rejected: %s; the previous one (%zu group(s)) stays in force",
-                                  first ?: "?", m->policy.n_groups);
-                diag_list_done(&d);
-                policy_done(&np);
-                return -EINVAL;
-        }
-        diag_list_done(&d);
-
-        r = apply_policy(m, &np, error);
-        if (r < 0) {
-                const char *why = sd_bus_error_is_set(error) ? error->message : strerror(-r);
-
-                if (asprintf(&msg, "policy in %s not applied: %s; the previous policy stays in force", dir, why) >= 0) {
-                        log_error("%s", msg);
-                        journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_ERR, files ?: "", msg);
-                }
-                (void) sd_notifyf(false, "STATUS=Policy not applied: %s; the previous one (%zu group(s)) stays in force",
-                                  why, m->policy.n_groups);
-                policy_done(&np);
-                return r;
-        }
-        policy_done(&m->policy);
-        m->policy = np;
-        if (asprintf(&msg, "policy applied from %s: %zu group(s), deadline budget %lld/%llu us per CPU",
-                     dir, m->policy.n_groups, (long long) m->policy.system.dl_runtime_us,
-                     (unsigned long long) m->policy.system.dl_period_us) >= 0) {
-                log_info("%s", msg);
-                journal_policy(DLD_MESSAGE_POLICY_APPLIED, LOG_INFO, files ?: "", msg);
-        }
-        /* Services keep their reservations; their group may have a new name. */
-        for (size_t i = 0; i < m->n_services; i++) {
-                Service *s = m->services[i];
-                int gi = s->slice ? policy_group_for_slice(&m->policy, s->slice) : -1;
-
-                free(s->group);
-                s->group = gi >= 0 ? strdup(m->policy.groups[gi].name) : NULL;
-        }
-        (void) sd_notifyf(false, "STATUS=Policy: %zu group(s), %zu service(s)", m->policy.n_groups, m->n_services);
-        if (streq_ptr(dir, m->policy_dir)) {
-                r = save_applied_policy(m);
-                if (r < 0)
-                        log_warning("cannot keep a copy of the policy in %s: %s; a restart of dld would not find it",
-                                    m->run_dir, strerror(-r));
-        }
-        return 0;
-}
-
-int manager_reload(Manager *m, sd_bus_error *error) {
-        _cleanup_(sd_bus_error_free) sd_bus_error local = SD_BUS_ERROR_NULL;
-
-        return load_policy_from(m, m->policy_dir, error ?: &local);
-}
-
-/* At start, when the policy on disk is rejected: the one dld last applied. */
-static int restore_applied_policy(Manager *m, const char *why) {
-        static const char * const subdirs[] = { "applied", "applied.old" };
-
-        for (size_t i = 0; i < ELEMENTSOF(subdirs); i++) {
-                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-                _cleanup_free_ char *dir = NULL, *msg = NULL;
-                struct stat st;
-
-                if (asprintf(&dir, "%s/%s", m->run_dir, subdirs[i]) < 0)
-                        return -ENOMEM;
-                if (stat(dir, &st) < 0)
-                        continue;
-                if (load_policy_from(m, dir, &error) < 0)
-                        continue;
-                if (asprintf(&msg, "the policy in %s was rejected (%s): enforcing the policy last applied, kept in %s",
-                             m->policy_dir, why, dir) >= 0) {
-                        log_warning("%s", msg);
-                        journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_WARNING, "", msg);
-                }
-                (void) sd_notifyf(false, "STATUS=Policy in %s rejected (%s); enforcing the last applied one (%zu group(s))",
-                                  m->policy_dir, why, m->policy.n_groups);
-                m->policy_restored = true;
-                return 0;
-        }
-        return -ENOENT;
-}
-
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
         (void) s, (void) si;
         (void) sd_notify(false, "RELOADING=1");
-        (void) manager_reload(m, NULL);         /* logged and in STATUS= */
-        (void) sd_notify(false, "READY=1");
+        /* Logged and in STATUS=; READY=1 when done. */
+        if (reload_request(m, NULL) < 0)
+                (void) sd_notify(false, "READY=1");
         return 0;
 }
 
@@ -360,6 +172,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 
         (void) ret_error;
         trim_after_burst(m);
+        if (!m->following)
+                return 0;
         if (!path || sd_bus_path_decode(path, SYSTEMD_UNIT_PREFIX, &unit) <= 0)
                 return 0;
         r = sd_bus_message_read(msg, "s", &iface);
@@ -553,6 +367,10 @@ int manager_start(Manager *m) {
                 log_error("cannot connect to the system bus: %s", strerror(-r));
                 return r;
         }
+        /* Attached now: the policy's slices may be waited for (reload.c). */
+        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return r;
         /* Only the Unit interface's changes (ActiveState is there): matched
          * by the bus on arg0, so that the Service, Slice... properties of
          * every unit do not wake dld. */
@@ -571,8 +389,12 @@ int manager_start(Manager *m) {
                 return r;
         }
         /* The policy first (groups must exist before units are admitted in them). */
-        if (manager_reload(m, &error) < 0 && restore_applied_policy(m, error.message ?: "?") < 0)
+        if (reload_at_start(m, &error) < 0 && reload_restore_applied(m, error.message ?: "?") < 0)
                 log_error("starting without a policy: %s", error.message ?: "?");
+        if (sd_event_get_exit_code(m->event, &(int) {0}) != -ENODATA)
+                return -ECANCELED;      /* SIGTERM while the slices started */
+        /* From here on the signals count; sync_units() has what came before. */
+        m->following = true;
         r = sync_units(m);
         if (r < 0)
                 return r;
@@ -581,8 +403,7 @@ int manager_start(Manager *m) {
         containers_restore(m);
         kept = clean_admitted(m);
         orphans_release(m, kept);
-
-        return sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        return 0;
 }
 
 int manager_publish(Manager *m) {

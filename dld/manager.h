@@ -24,8 +24,3 @@ int manager_start(Manager *m);
  * object is registered, bus.h). */
 int manager_publish(Manager *m);
 int manager_run(Manager *m);
-
-/* Reads the policy directory and applies it, all or nothing. On failure
- * the previous policy stays, the reason is logged, and error (if not NULL)
- * gets a DLD_ERROR_* with it. */
-int manager_reload(Manager *m, sd_bus_error *error);

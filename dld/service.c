@@ -162,10 +162,11 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
                 return -EPERM;
         }
 
-        /* The unit's cgroup needs the cpu controller: ask systemd for it. */
-        r = systemd_wait_for_dl_file(m->kfs, s->cgroup, 0);
-        if (r == -ENOENT && systemd_set_cpu_weight(m->bus, s->unit) >= 0)
-                r = systemd_wait_for_dl_file(m->kfs, s->cgroup, 2 * USEC_PER_SEC);
+        /* The unit's cgroup needs the cpu controller: ask systemd for it,
+         * and read again once systemd has realized it (no polling). */
+        r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &(int64_t) {0});
+        if (r == -ENOENT && systemd_set_cpu_weight(m->bus, s->unit) >= 0 && systemd_barrier(m->bus) >= 0)
+                r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &(int64_t) {0});
         if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
                 (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
                 return -ESRCH;  /* gone meanwhile: nothing to refuse */

@@ -120,43 +120,37 @@ int systemd_set_cpu_weight(sd_bus *bus, const char *unit) {
         return r;
 }
 
-static int call_unit_job(sd_bus *bus, const char *method, const char *unit) {
+static int call_unit_job(sd_bus *bus, const char *method, const char *unit, char **ret_job) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *job;
         int r;
 
         r = sd_bus_call_method(bus, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, method,
-                               &e, NULL, "ss", unit, "replace");
-        if (r < 0)
+                               &e, &reply, "ss", unit, "replace");
+        if (r < 0) {
                 log_warning("%s: %s failed: %s", unit, method, e.message ?: strerror(-r));
-        return r;
+                return r;
+        }
+        if (!ret_job)
+                return 0;
+        if ((r = sd_bus_message_read(reply, "o", &job)) < 0)
+                return r;
+        *ret_job = strdup(job);
+        return *ret_job ? 0 : -ENOMEM;
 }
 
-int systemd_start_unit(sd_bus *bus, const char *unit) {
-        return call_unit_job(bus, "StartUnit", unit);
+int systemd_start_unit(sd_bus *bus, const char *unit, char **ret_job) {
+        return call_unit_job(bus, "StartUnit", unit, ret_job);
 }
 
 int systemd_stop_unit(sd_bus *bus, const char *unit) {
-        return call_unit_job(bus, "StopUnit", unit);
+        return call_unit_job(bus, "StopUnit", unit, NULL);
 }
 
-int systemd_wait_for_dl_file(KernelFs *kfs, const char *cgroup, uint64_t timeout_usec) {
-        bool existed = false;
-
-        for (uint64_t waited = 0;; waited += 10000) {
-                int64_t v;
-                int r = kernelfs_cgroup_read(kfs, cgroup, "cpu.dl_runtime_us", &v);
-
-                if (r != -ENOENT || waited >= timeout_usec)
-                        return r;
-                /* Removed after it was there: its unit stopped, and the
-                 * event loop should not sit out the timeout for it. */
-                if (kernelfs_cgroup_exists(kfs, cgroup))
-                        existed = true;
-                else if (existed)
-                        return r;
-                /* systemd realizes cgroups from its own event loop: give it time. */
-                usleep(10000);
-        }
+int systemd_barrier(sd_bus *bus) {
+        return sd_bus_call_method(bus, SYSTEMD_DEST, SYSTEMD_PATH, "org.freedesktop.DBus.Peer", "Ping",
+                                  NULL, NULL, NULL);
 }
 
 bool systemd_unit_is_active(sd_bus *bus, const char *unit) {

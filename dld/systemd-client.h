@@ -2,14 +2,12 @@
 #pragma once
 
 /* The systemd client: what dld asks systemd over the bus (unit properties,
- * start and stop jobs, a slice's cgroup), and waiting for systemd to set a
- * cgroup up. Knows nothing of dld's own state. */
+ * start and stop jobs, a slice's cgroup). Knows nothing of dld's own
+ * state, and never waits for anything but a reply. */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
-
-#include "kernelfs.h"
 
 /* systemd's bus names dld uses. */
 #define SYSTEMD_DEST "org.freedesktop.systemd1"
@@ -39,9 +37,13 @@ char *systemd_slice_cgroup(sd_bus *bus, const char *slice);
 
 /* CPUWeight=100: the systemd way to get the cpu controller along the path. */
 int systemd_set_cpu_weight(sd_bus *bus, const char *unit);
-int systemd_start_unit(sd_bus *bus, const char *unit);
+/* StartUnit; *ret_job (if not NULL): the job's object path, which
+ * systemd's JobRemoved signal names when the job is over. */
+int systemd_start_unit(sd_bus *bus, const char *unit, char **ret_job);
 int systemd_stop_unit(sd_bus *bus, const char *unit);
 
-/* Waits (up to timeout) until cgroup has cpu.dl_runtime_us; -ENOENT at once
- * when the cgroup, seen before, is removed (its unit stopped). */
-int systemd_wait_for_dl_file(KernelFs *kfs, const char *cgroup, uint64_t timeout_usec);
+/* A call that systemd answers only once it has realized the cgroups of the
+ * properties set before (SetUnitProperties): its main loop empties the
+ * cgroup realize queue before it takes the next bus message. So a cgroup
+ * file the property brings is there when this returns, with no polling. */
+int systemd_barrier(sd_bus *bus);

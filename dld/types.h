@@ -58,6 +58,31 @@ typedef struct Service {
         bool container_started;         /* admitted before: refusing it later stops its scope */
 } Service;
 
+/* Who waits for the outcome of a policy reload (reload.c). */
+typedef struct ReloadWaiters {
+        sd_bus_message **calls;         /* Reload calls to answer */
+        size_t n_calls;
+        bool notify_ready;              /* asked by SIGHUP: READY=1 when done */
+        bool pending;                   /* a reload is wanted (queued behind the running one) */
+        /* For the wait at start: the result, the error, and that it came. */
+        int *ret_result;
+        sd_bus_error *ret_error;
+        bool *ret_done;
+} ReloadWaiters;
+
+/* A policy validated and being applied, while systemd starts its slices. */
+typedef struct PolicyLoad {
+        Policy policy;
+        char *dir;
+        char *files;                    /* for the journal */
+        char **jobs;                    /* the slices' start jobs not over yet */
+        char *failure;                  /* why a slice will not be ready */
+        bool barrier;                   /* properties were set: systemd_barrier() first */
+        sd_bus_slot *job_removed;
+        sd_event_source *timeout;
+        ReloadWaiters waiters;
+} PolicyLoad;
+
 typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
@@ -71,6 +96,9 @@ typedef struct Manager {
          * their later state changes cost no call to systemd. */
         char **without_request;
         sd_event_source *trim_source;   /* malloc_trim() after a burst of signals */
+        PolicyLoad *loading;            /* the reload under way, if any */
+        ReloadWaiters reload_queued;    /* asked for while one was under way */
+        bool following;                 /* systemd's unit signals are handled (after the start's sync) */
         bool dl_groups;         /* the kernel has cpu.dl_runtime_us */
         bool policy_restored;   /* started with the copy in run_dir/applied */
         bool privileges_missing; /* manager_start() refused: a need is missing (privileges.h) */

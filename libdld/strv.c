@@ -33,3 +33,19 @@ int strv_extend(char ***l, const char *s) {
         *l = nl;
         return 0;
 }
+
+bool strv_remove(char **l, const char *s) {
+        size_t j = 0;
+        bool found = false;
+
+        for (size_t i = 0; l && l[i]; i++) {
+                if (strcmp(l[i], s) == 0) {
+                        free(l[i]);
+                        found = true;
+                } else
+                        l[j++] = l[i];
+        }
+        if (l)
+                l[j] = NULL;
+        return found;
+}

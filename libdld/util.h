@@ -80,6 +80,8 @@ static inline void *steal_pointer(void *pp) {
 int strv_extend(char ***l, const char *s);
 size_t strv_length(char * const *l);
 bool strv_contains(char * const *l, const char *s);
+/* Removes (and frees) every entry equal to s, in place: whether there was one. */
+bool strv_remove(char **l, const char *s);
 
 /* Words an error into *ret_error (allocated) and returns -EINVAL, or
  * -ENOMEM with *ret_error NULL. */

@@ -20,6 +20,7 @@ DLD_LAYERS = [
     ["main"],
     ["bus"],
     ["manager"],
+    ["reload"],
     ["apply", "containers", "orphans"],
     ["service"],
     ["reservation", "request", "service-threads"],

@@ -3,7 +3,7 @@
 # Reload and by SIGHUP) keeps the old one in force and says why; CheckPolicy.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 39
+plan 49
 
 write_policy 60-test "$DLD_TEST_POLICY"
 ok "Reload applies the policy" dld_call Reload
@@ -76,6 +76,68 @@ systemctl stop t60-rt
 rm -f "$DLD_POLICY_DIR/62-escaped.json"
 ok "  and the group goes with its policy" dlconf reload
 is "  its reservation released" "$(cgfile /_cpu.slice/cpu-rt.slice cpu.dl_runtime_us)" -1
+
+# A reload that starts 16 slices, each after a unit that takes 5 s: dld
+# waits for systemd's jobs from its event loop, answers meanwhile, and its
+# watchdog (4 s here) never fires. A failed slice start refuses the policy.
+printf '[Service]\nType=oneshot\nExecStart=/bin/sleep 5\n' > "$DLD_UNIT_DIR/t60-slow.service"
+printf '[Service]\nType=oneshot\nExecStart=/bin/false\n' > "$DLD_UNIT_DIR/t60-fail.service"
+printf '[Unit]\nRequires=t60-fail.service\nAfter=t60-fail.service\n' > "$DLD_UNIT_DIR/t60gbad.slice"
+groups=
+for i in $(seq -w 1 16); do
+	printf '[Unit]\nWants=t60-slow.service\nAfter=t60-slow.service\n' > "$DLD_UNIT_DIR/t60g$i.slice"
+	groups+="${groups:+,}{ \"name\": \"g$i\", \"slice\": \"t60g$i.slice\", \"runtime_us\": 200, \"period_us\": 100000 }"
+done
+mkdir -p /run/systemd/system/dld.service.d
+printf '[Service]\nWatchdogSec=4s\n' > /run/systemd/system/dld.service.d/t60-watchdog.conf
+systemctl daemon-reload
+systemctl restart dld
+dld_pid=$(main_pid dld.service)
+write_policy 63-sixteen "{ \"groups\": [ $groups ] }"
+t0=$(date +%s%N)
+dlconf reload > /tmp/t60-reload.out 2>&1 &
+reload_pid=$!
+sleep 1.5
+ok "dld answers while systemd starts the 16 slices" timeout 3 dlconf status
+wait "$reload_pid"
+is "  the reload returns success" "$?" 0
+elapsed=$(( ($(date +%s%N) - t0) / 1000000 ))
+ok "  after the slices started (>= 4 s), within the bus timeout (< 25 s): ${elapsed} ms" test "$elapsed" -ge 4000 -a "$elapsed" -lt 25000
+n=0
+for i in $(seq -w 1 16); do [ "$(cgfile /t60g$i.slice cpu.dl_runtime_us)" = 200 ] && n=$((n + 1)); done
+is "  all 16 groups reserved" "$n" 16
+# Two reloads and a SIGHUP while the slices start again: the second waits
+# for the first, both answer.
+rm -f "$DLD_POLICY_DIR/63-sixteen.json"
+dlconf reload >/dev/null 2>&1
+systemctl stop 't60g*.slice'
+write_policy 63-sixteen "{ \"groups\": [ $groups ] }"
+dlconf reload > /tmp/t60-reload1.out 2>&1 &
+p1=$!
+sleep 0.5
+systemctl kill -s HUP dld
+dld_call Reload > /tmp/t60-reload2.out 2>&1 &
+p2=$!
+wait "$p1"; r1=$?
+wait "$p2"; r2=$?
+is "  two reloads at once both succeed" "$r1 $r2" "0 0"
+n=0
+for i in $(seq -w 1 16); do [ "$(cgfile /t60g$i.slice cpu.dl_runtime_us)" = 200 ] && n=$((n + 1)); done
+is "  and the 16 groups are reserved" "$n" 16
+total=$(knob sched_dl_total_bw)
+write_policy 64-bad '{ "groups": [ { "name": "bad", "slice": "t60gbad.slice", "runtime_us": 1000, "period_us": 100000 } ] }'
+out=$(dld_call Reload 2>&1)
+like "a slice whose start fails: the policy is not applied, and why" "$out" 'systemd could not start t60gbad.slice \(its start job ended "dependency"\)'
+is "  the policy in force is unchanged" "$(knob sched_dl_total_bw)" "$total"
+is "dld was never restarted (its watchdog did not fire)" "$(main_pid dld.service)" "$dld_pid"
+is "  no watchdog timeout in the journal" "$(journalctl -b -u dld.service --no-pager -o cat | grep -c 'Watchdog timeout')" 0
+rm -f "$DLD_POLICY_DIR/63-sixteen.json" "$DLD_POLICY_DIR/64-bad.json" /run/systemd/system/dld.service.d/t60-watchdog.conf
+dlconf reload >/dev/null 2>&1
+systemctl stop 't60g*.slice' t60gbad.slice
+rm -f "$DLD_UNIT_DIR"/t60g*.slice "$DLD_UNIT_DIR"/t60-slow.service "$DLD_UNIT_DIR"/t60-fail.service
+systemctl reset-failed t60-fail.service 't60g*.slice' 2>/dev/null
+systemctl daemon-reload
+systemctl restart dld
 
 # Removing the policy releases the groups' reservations.
 rm -f "$DLD_POLICY_DIR/60-test.json"
