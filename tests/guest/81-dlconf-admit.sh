@@ -4,7 +4,7 @@
 # (anyone) and write (root, or polkit's org.dlsched.dld1.manage).
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 63
+plan 66
 
 write_policy 81-test "$DLD_TEST_POLICY"
 dlconf reload || fail "policy applies"
@@ -92,8 +92,11 @@ is "  journal: the refused request, action none" "$(jq -r '.DLD_RUNTIME_USEC + "
 ok "a smaller new request is taken" dlconf admit t81-a --runtime=1ms --period=20ms --threads=all
 like "  thread now 1ms/20ms" "$(chrt -p "$pid")" "1000000/20000000/20000000"
 is "  template now 1ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" "$NCPUS 1000 20000 20000"
-dlconf release t81-a
 dlconf release t81-b
+ok "with room again, a larger new request is taken" dlconf admit t81-a --runtime=3ms --period=20ms --threads=all
+like "  thread now 3ms/20ms" "$(chrt -p "$pid")" "3000000/20000000/20000000"
+is "  template now 3ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" "$NCPUS 3000 20000 20000"
+dlconf release t81-a
 systemctl stop t81-b
 
 # Reading is open; writing needs root or polkit (org.dlsched.dld1.manage).
