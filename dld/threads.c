@@ -46,15 +46,7 @@ static bool pidfd_alive(int pidfd) {
         return poll(&p, 1, 0) == 0;
 }
 
-/*
- * A tid read from cgroup.threads may belong to another task by the time
- * dld acts on it: it exited, and its number went to a new task. So hold
- * the process with a pidfd, check that it is in @cgroup after, act, and
- * require it alive through all of it: a process alive since the pidfd was
- * opened kept its number. Returns the pidfd, or -errno (-ESRCH: gone, or
- * in another cgroup now: not this unit's).
- */
-static int process_hold(pid_t pid, const char *cgroup) {
+int threads_process_hold(pid_t pid, const char *cgroup) {
         _cleanup_free_ char *path = NULL, *text = NULL, *cg = NULL;
         _cleanup_close_ int fd = -EBADF;
         int r;
@@ -81,7 +73,7 @@ static int process_set_limits(pid_t pid, const char *cgroup, const DeadlineLimit
         DeadlineLimits have, want = *limits;
         int r;
 
-        fd = process_hold(pid, cgroup);
+        fd = threads_process_hold(pid, cgroup);
         if (fd < 0)
                 return fd;
         r = get_limits(pid, &have);

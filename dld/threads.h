@@ -28,3 +28,14 @@ int threads_count(KernelFs *kfs, const char *cgroup, const DeadlineLimits *grant
  * kernel's defaults, to take a grant back). Returns 0 or the first error;
  * processes that are gone are skipped. */
 int threads_set_limits(KernelFs *kfs, const char *cgroup, const DeadlineLimits *limits);
+
+/*
+ * A tid read from cgroup.threads may belong to another task by the time
+ * dld acts on it: it exited, and its number went to a new task, maybe in
+ * another unit. So dld holds the process with a pidfd, checks that it is
+ * in @cgroup (or below) after, acts, and requires it alive through all of
+ * it: a process alive since the pidfd was opened kept its number. Returns
+ * the pidfd, or -errno (-ESRCH: gone, exited, or in another cgroup now:
+ * not this unit's).
+ */
+int threads_process_hold(pid_t pid, const char *cgroup);
