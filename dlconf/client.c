@@ -9,13 +9,16 @@
 
 /* dld answers quickly or not at all: do not hang an operator's shell. */
 #define CALL_TIMEOUT_USEC (10 * 1000000ULL)
+/* A reload may wait for systemd to start the policy's slices, which dld
+ * gives 20 s: the bus's default timeout. */
+#define RELOAD_TIMEOUT_USEC (25 * 1000000ULL)
 
 int client_open(sd_bus **ret) {
         return sd_bus_open_system(ret);
 }
 
-static int call(sd_bus *bus, const char *method, sd_bus_error *error, sd_bus_message **reply,
-                const char *types, ...) {
+static int call_timeout(sd_bus *bus, uint64_t timeout, const char *method, sd_bus_error *error,
+                        sd_bus_message **reply, const char *types, ...) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         va_list ap;
         int r;
@@ -30,8 +33,10 @@ static int call(sd_bus *bus, const char *method, sd_bus_error *error, sd_bus_mes
                 if (r < 0)
                         return r;
         }
-        return sd_bus_call(bus, m, CALL_TIMEOUT_USEC, error, reply);
+        return sd_bus_call(bus, m, timeout, error, reply);
 }
+
+#define call(bus, method, error, reply, ...) call_timeout(bus, CALL_TIMEOUT_USEC, method, error, reply, __VA_ARGS__)
 
 static int read_str(sd_bus_message *m, char **ret) {
         const char *s;
@@ -230,7 +235,7 @@ int client_prepare(sd_bus *bus, const char *unit, const char *invocation, char *
 }
 
 int client_reload(sd_bus *bus, sd_bus_error *error) {
-        return call(bus, "Reload", error, NULL, NULL);
+        return call_timeout(bus, RELOAD_TIMEOUT_USEC, "Reload", error, NULL, NULL);
 }
 
 static const struct {

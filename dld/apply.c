@@ -21,31 +21,30 @@ static bool slice_has_dl_files(Manager *m, const char *cgroup) {
         return cgroup && kernelfs_cgroup_read(m->kfs, cgroup, "cpu.dl_runtime_us", &(int64_t) {0}) == 0;
 }
 
-int apply_prepare_slices(Manager *m, const Policy *np, char ***ret_jobs) {
-        _cleanup_strv_free_ char **jobs = NULL;
-        int changed = 0;
+/* The slice's cgroup: its path as computed (systemd's escaping) when the
+ * kernel has it, which costs no call; else systemd's ControlGroup. */
+static char *slice_cgroup(Manager *m, const char *slice) {
+        char *cg = unitname_slice_cgroup_path(slice);
+
+        if (cg && kernelfs_cgroup_exists(m->kfs, cg))
+                return cg;
+        free(cg);
+        return systemd_slice_cgroup(m->bus, slice);
+}
+
+int apply_slices_to_prepare(Manager *m, const Policy *np, char ***ret_slices) {
+        _cleanup_strv_free_ char **slices = NULL;
 
         for (size_t i = 0; i < np->n_groups; i++) {
-                const char *slice = np->groups[i].slice;
-                _cleanup_free_ char *cgroup = systemd_slice_cgroup(m->bus, slice);
-                _cleanup_free_ char *job = NULL;
+                _cleanup_free_ char *cgroup = unitname_slice_cgroup_path(np->groups[i].slice);
 
                 if (!cgroup)
                         return -ENOMEM;
-                if (slice_has_dl_files(m, cgroup))
-                        continue;
-                /* Set before the start, so that the start realizes it. */
-                (void) systemd_set_cpu_weight(m->bus, slice);
-                changed = 1;
-                /* By its state, not its cgroup: systemd makes the cgroup of an
-                 * inactive slice when one of its properties is set. */
-                if (systemd_unit_is_active(m->bus, slice) || systemd_start_unit(m->bus, slice, &job) < 0)
-                        continue;       /* a failed start shows as a slice without the files */
-                if (strv_extend(&jobs, job) < 0)
+                if (!slice_has_dl_files(m, cgroup) && strv_extend(&slices, np->groups[i].slice) < 0)
                         return -ENOMEM;
         }
-        *ret_jobs = TAKE_PTR(jobs);
-        return changed;
+        *ret_slices = TAKE_PTR(slices);
+        return 0;
 }
 
 /* *cgroup: the slice's cgroup as systemd now names it. */
@@ -54,7 +53,7 @@ static int slice_ready(Manager *m, const char *slice, char **cgroup) {
 
         if (slice_has_dl_files(m, *cgroup))
                 return 0;
-        cg = systemd_slice_cgroup(m->bus, slice);
+        cg = slice_cgroup(m, slice);
         if (!cg)
                 return -ENOMEM;
         free(*cgroup);
@@ -76,7 +75,7 @@ int apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
         _cleanup_free_ ApplyGroup *ag = NULL;
         _cleanup_free_ PlanGroup *pg = NULL;
         _cleanup_free_ PlanStep *steps = NULL;
-        size_t n = 0, n_steps = 0, done = 0;
+        size_t n = 0, n_old, n_steps = 0, done = 0;
         SystemBudget cur;
         PlanStep blocked = {};
         uint64_t total_bw = 0;
@@ -93,23 +92,28 @@ int apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
                                         "(cpu.dl_runtime_us, CONFIG_DEADLINE_GROUP_SCHED)");
         (void) kernelfs_read_total_bw(m->kfs, &total_bw);
 
-        /* The groups of the new policy, then those of the old one it drops
-         * (their reservations are released: runtime -1). */
-        ag = calloc(np->n_groups + m->policy.n_groups + 1, sizeof(ApplyGroup));
-        pg = calloc(np->n_groups + m->policy.n_groups + 1, sizeof(PlanGroup));
+        /* The groups of the new policy, then those of the old one it drops,
+         * and any other slice dld may have reserved (run_dir/slices: a
+         * policy dropped while dld was down): their reservations are
+         * released (runtime -1). */
+        n_old = m->policy.n_groups + strv_length(m->reserved_slices);
+        ag = calloc(np->n_groups + n_old + 1, sizeof(ApplyGroup));
+        pg = calloc(np->n_groups + n_old + 1, sizeof(PlanGroup));
         if (!ag || !pg)
                 return -ENOMEM;
-        for (size_t i = 0; i < np->n_groups + m->policy.n_groups; i++) {
+        for (size_t i = 0; i < np->n_groups + n_old; i++) {
                 bool is_new = i < np->n_groups;
-                const PolicyGroup *g = is_new ? &np->groups[i] : &m->policy.groups[i - np->n_groups];
+                const PolicyGroup *g = is_new ? &np->groups[i] :
+                        i - np->n_groups < m->policy.n_groups ? &m->policy.groups[i - np->n_groups] : NULL;
+                const char *slice = g ? g->slice : m->reserved_slices[i - np->n_groups - m->policy.n_groups];
                 bool dup = false;
 
                 for (size_t j = 0; j < n; j++)
-                        dup = dup || streq_ptr(ag[j].slice, g->slice);
+                        dup = dup || streq_ptr(ag[j].slice, slice);
                 if (dup)
                         continue;
-                ag[n].slice = g->slice;
-                ag[n].cgroup = systemd_slice_cgroup(m->bus, g->slice);
+                ag[n].slice = (char *) slice;
+                ag[n].cgroup = slice_cgroup(m, slice);
                 if (!ag[n].cgroup) {
                         r = -ENOMEM;
                         goto finish;
@@ -188,7 +192,8 @@ int apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
         log_info("policy applied with %zu kernel write(s)", n_steps);
         r = 0;
 finish:
-        for (size_t i = 0; i < np->n_groups + m->policy.n_groups; i++)
+        /* ag[n]: the one a failure may have left allocated. */
+        for (size_t i = 0; i <= n; i++)
                 free(ag[i].cgroup);
         return r;
 }

@@ -6,13 +6,10 @@
 
 #include "types.h"
 
-/* Before a policy is applied: each of its slices gets the cpu controller
- * the systemd way (CPUWeight=100 makes systemd enable cpu along its path),
- * and one not started yet is started. Waits for nothing: *ret_jobs gets
- * the object paths of the start jobs (their end comes as systemd's
- * JobRemoved signal). Returns 1 if a property was set (systemd_barrier()
- * before the files are read), 0 if every slice was ready already. */
-int apply_prepare_slices(Manager *m, const Policy *np, char ***ret_jobs);
+/* The slices of np whose cgroups lack the cpu.dl_* files (not started,
+ * or without the cpu controller): systemd must set them up first, and
+ * reload.c asks it to, without waiting. */
+int apply_slices_to_prepare(Manager *m, const Policy *np, char ***ret_slices);
 
 /* Once the slices are ready: 0, or a negative errno with error set (a DLD_ERROR_* and why); the
  * previous policy is then in force again. */

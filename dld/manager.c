@@ -76,6 +76,7 @@ Manager *manager_free(Manager *m) {
         sd_event_unref(m->event);
         kernelfs_free(m->kfs);
         policy_done(&m->policy);
+        strv_free(m->reserved_slices);
         free(m->policy_dir);
         free(m->run_dir);
         free(m);

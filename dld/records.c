@@ -140,3 +140,34 @@ int records_container_save(const char *run_dir, const char *id, const char *name
 void records_container_remove(const char *run_dir, const char *id) {
         record_remove(run_dir, "containers", id, ".conf");
 }
+
+int records_slices_save(const char *run_dir, char * const *slices) {
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        size_t size = 1;
+
+        for (char * const *s = slices; s && *s; s++)
+                size += strlen(*s) + 1;
+        if (asprintf(&path, "%s/slices", run_dir) < 0 || !(text = calloc(1, size)))
+                return -ENOMEM;
+        for (char * const *s = slices; s && *s; s++) {
+                strcat(text, *s);
+                strcat(text, "\n");
+        }
+        (void) mkdir(run_dir, 0755);
+        return fileio_write_atomic(path, text);
+}
+
+char **records_slices_load(const char *run_dir) {
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        char **slices = NULL, *save = NULL;
+
+        if (asprintf(&path, "%s/slices", run_dir) < 0 || fileio_read_config(path, &text, NULL) < 0)
+                return NULL;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                /* Its own file; still, only what names a slice. */
+                if (endswith(line, ".slice") && !strchr(line, '/') && strv_extend(&slices, line) < 0) {
+                        strv_free(slices);
+                        return NULL;
+                }
+        return slices;
+}

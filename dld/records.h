@@ -4,7 +4,8 @@
 /* What dld keeps in its run directory for a restart of itself: requests
  * admitted by hand (manual/UNIT.conf), releases by hand (released/UNIT,
  * the unit's InvocationID), units admitted (admitted/UNIT.conf), containers
- * admitted (containers/ID.conf). Each is written aside and renamed into
+ * admitted (containers/ID.conf), the slices whose groups it may have
+ * reserved (slices). Each is written aside and renamed into
  * place: a crash leaves the old record or the new one.
  * Each function takes the run directory; none knows the Manager. */
 
@@ -39,3 +40,9 @@ char *records_containers_dir(const char *run_dir);
 int records_container_save(const char *run_dir, const char *id, const char *name, const char *cgroup,
                            const DeadlineRequest *req);
 void records_container_remove(const char *run_dir, const char *id);
+
+/* run_dir/slices: every slice whose group dld may have reserved, one per
+ * line, so that a dld started again releases a group the policy dropped
+ * while it was down, or while it was being applied. load: NULL for none. */
+int records_slices_save(const char *run_dir, char * const *slices);
+char **records_slices_load(const char *run_dir);

@@ -14,6 +14,7 @@
 #include "dld-messages.h"
 #include "journal.h"
 #include "log.h"
+#include "records.h"
 #include "reload.h"
 #include "systemd-client.h"
 #include "timespan.h"
@@ -32,6 +33,8 @@ static void reload_waiters_done(ReloadWaiters *w) {
 static void policy_load_freep(PolicyLoad **l);
 static int load_commit(Manager *m, PolicyLoad *l, sd_bus_error *error);
 static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error);
+static int on_property_set(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error);
+static int on_start_queued(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error);
 static int on_slices_timeout(sd_event_source *s, uint64_t usec, void *userdata);
 
 static char *files_list(char * const *files) {
@@ -114,6 +117,9 @@ static PolicyLoad *policy_load_free(PolicyLoad *l) {
         free(l->dir);
         free(l->files);
         strv_free(l->jobs);
+        for (size_t i = 0; i < l->n_calls; i++)
+                sd_bus_slot_unref(l->calls[i]);        /* an unanswered call's callback goes */
+        free(l->calls);
         free(l->failure);
         sd_bus_slot_unref(l->job_removed);
         sd_event_source_disable_unref(l->timeout);
@@ -127,6 +133,7 @@ static PolicyLoad *policy_load_free(PolicyLoad *l) {
  * slices, m->loading holds the policy until load_finish(). */
 static int load_begin(Manager *m, const char *dir, sd_bus_error *error) {
         _cleanup_(policy_load_freep) PolicyLoad *l = NULL;
+        _cleanup_strv_free_ char **slices = NULL;
         _cleanup_free_ char *files = NULL, *msg = NULL, *first = NULL;
         Policy np = {};
         DiagList d = {};
@@ -177,28 +184,68 @@ static int load_begin(Manager *m, const char *dir, sd_bus_error *error) {
         }
         l->policy = np;
         l->files = TAKE_PTR(files);
-        /* The match before the jobs: a job can end before the next call returns. */
-        r = sd_bus_match_signal(m->bus, &l->job_removed, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER,
-                                "JobRemoved", on_job_removed, m);
+        r = apply_slices_to_prepare(m, &l->policy, &slices);
         if (r < 0)
                 return r;
-        r = apply_prepare_slices(m, &l->policy, &l->jobs);
-        if (r < 0)
-                return r;
-        l->barrier = r > 0;
-        if (strv_length(l->jobs) == 0)
+        if (!slices)
                 return load_commit(m, l, error);
+        /* Everything asked without waiting: the match first (the bus takes
+         * it before it routes the start calls), then for each slice its
+         * CPUWeight= (so that its start realizes it) and its start. */
+        r = sd_bus_match_signal_async(m->bus, &l->job_removed, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER,
+                                      "JobRemoved", on_job_removed, NULL, m);
+        if (r < 0)
+                return r;
+        l->calls = calloc(2 * strv_length(slices), sizeof(sd_bus_slot *));
+        if (!l->calls)
+                return -ENOMEM;
+        for (char **sl = slices; *sl; sl++) {
+                r = systemd_set_cpu_weight_async(m->bus, &l->calls[l->n_calls], *sl, on_property_set, m);
+                if (r < 0)
+                        return r;
+                l->n_calls++;
+                r = systemd_start_unit_async(m->bus, &l->calls[l->n_calls], *sl, on_start_queued, m);
+                if (r < 0)
+                        return r;
+                l->n_calls++;
+        }
+        l->pending = l->n_calls;
+        l->barrier = true;
         r = sd_event_add_time_relative(m->event, &l->timeout, CLOCK_MONOTONIC, RELOAD_SLICES_TIMEOUT_USEC, 0,
                                        on_slices_timeout, m);
         if (r < 0)
                 return r;
-        log_info("policy in %s: waiting for systemd to start %zu slice(s)", dir, strv_length(l->jobs));
+        log_info("policy in %s: waiting for systemd to start %zu slice(s)", dir, strv_length(slices));
         m->loading = TAKE_PTR(l);
         return 1;
 }
 
 static void policy_load_freep(PolicyLoad **l) {
         policy_load_free(*l);
+}
+
+/* m->reserved_slices, and run_dir/slices: the slices of p, with those
+ * remembered before (keep: a policy about to be applied) or alone (the
+ * policy applied: what it dropped was released). */
+static int remember_slices(Manager *m, const Policy *p, bool keep) {
+        char **slices = NULL;
+        int r;
+
+        for (char **s = keep ? m->reserved_slices : NULL; s && *s; s++)
+                if (strv_extend(&slices, *s) < 0)
+                        goto oom;
+        for (size_t i = 0; i < p->n_groups; i++)
+                if (!strv_contains(slices, p->groups[i].slice) && strv_extend(&slices, p->groups[i].slice) < 0)
+                        goto oom;
+        strv_free(m->reserved_slices);
+        m->reserved_slices = slices;
+        r = records_slices_save(m->run_dir, m->reserved_slices);
+        if (r < 0)
+                log_warning("cannot keep the policy's slices in %s: %s", m->run_dir, strerror(-r));
+        return 0;
+oom:
+        strv_free(slices);
+        return -ENOMEM;
 }
 
 /* Applies a policy whose slices are ready (or why they are not, l->failure). */
@@ -213,7 +260,11 @@ static int load_commit(Manager *m, PolicyLoad *l, sd_bus_error *error) {
                 /* Properties set on slices: realized once systemd answers this. */
                 if (l->barrier)
                         (void) systemd_barrier(m->bus);
-                r = apply_policy(m, &l->policy, error);
+                /* Before the kernel writes: a crash in the middle leaves a
+                 * record of every slice that may hold a reservation. */
+                r = remember_slices(m, &l->policy, true);
+                if (r >= 0)
+                        r = apply_policy(m, &l->policy, error);
         }
         if (r < 0) {
                 const char *why = sd_bus_error_is_set(error) ? error->message : strerror(-r);
@@ -229,6 +280,7 @@ static int load_commit(Manager *m, PolicyLoad *l, sd_bus_error *error) {
         policy_done(&m->policy);
         m->policy = l->policy;
         l->policy = (Policy) {};
+        (void) remember_slices(m, &m->policy, false);
         if (asprintf(&msg, "policy applied from %s: %zu group(s), deadline budget %lld/%llu us per CPU",
                      dir, m->policy.n_groups, (long long) m->policy.system.dl_runtime_us,
                      (unsigned long long) m->policy.system.dl_period_us) >= 0) {
@@ -307,6 +359,12 @@ static void load_finish(Manager *m) {
         }
 }
 
+/* Every call answered and every start job over. */
+static void load_finish_when_ready(Manager *m) {
+        if (m->loading && m->loading->pending == 0 && strv_length(m->loading->jobs) == 0)
+                load_finish(m);
+}
+
 static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
         Manager *m = userdata;
         const char *job, *unit, *result;
@@ -320,8 +378,48 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret
         if (!streq_ptr(result, "done") && !m->loading->failure &&
             asprintf(&m->loading->failure, "systemd could not start %s (its start job ended \"%s\")", unit, result) < 0)
                 m->loading->failure = NULL;
-        if (strv_length(m->loading->jobs) == 0)
-                load_finish(m);
+        load_finish_when_ready(m);
+        return 0;
+}
+
+/* A call answered (its slot stays with the load, which unreferences them all). */
+static void call_answered(PolicyLoad *l) {
+        l->pending--;
+}
+
+static int on_property_set(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+        (void) ret_error;
+        if (!m->loading)
+                return 0;
+        if (e)
+                log_warning("cannot set CPUWeight=100 on a slice of the policy: %s", e->message ?: e->name);
+        call_answered(m->loading);
+        load_finish_when_ready(m);
+        return 0;
+}
+
+static int on_start_queued(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        const char *job;
+
+        (void) ret_error;
+        if (!m->loading)
+                return 0;
+        if (e) {
+                if (!m->loading->failure &&
+                    asprintf(&m->loading->failure, "systemd could not start a slice of the policy: %s",
+                             e->message ?: e->name) < 0)
+                        m->loading->failure = NULL;
+        } else if (sd_bus_message_read(reply, "o", &job) < 0 || strv_extend(&m->loading->jobs, job) < 0) {
+                if (!m->loading->failure)
+                        m->loading->failure = strdup("cannot follow a slice's start job");
+        }
+        call_answered(m->loading);
+        load_finish_when_ready(m);
         return 0;
 }
 
@@ -394,6 +492,8 @@ static int load_and_wait(Manager *m, const char *dir, sd_bus_error *error) {
 }
 
 int reload_at_start(Manager *m, sd_bus_error *error) {
+        /* What an earlier dld may have reserved, whatever the policy now. */
+        m->reserved_slices = records_slices_load(m->run_dir);
         return load_and_wait(m, m->policy_dir, error);
 }
 

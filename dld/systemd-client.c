@@ -120,32 +120,28 @@ int systemd_set_cpu_weight(sd_bus *bus, const char *unit) {
         return r;
 }
 
-static int call_unit_job(sd_bus *bus, const char *method, const char *unit, char **ret_job) {
+int systemd_stop_unit(sd_bus *bus, const char *unit) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *job;
         int r;
 
-        r = sd_bus_call_method(bus, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, method,
-                               &e, &reply, "ss", unit, "replace");
-        if (r < 0) {
-                log_warning("%s: %s failed: %s", unit, method, e.message ?: strerror(-r));
-                return r;
-        }
-        if (!ret_job)
-                return 0;
-        if ((r = sd_bus_message_read(reply, "o", &job)) < 0)
-                return r;
-        *ret_job = strdup(job);
-        return *ret_job ? 0 : -ENOMEM;
+        r = sd_bus_call_method(bus, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, "StopUnit",
+                               &e, NULL, "ss", unit, "replace");
+        if (r < 0)
+                log_warning("%s: StopUnit failed: %s", unit, e.message ?: strerror(-r));
+        return r;
 }
 
-int systemd_start_unit(sd_bus *bus, const char *unit, char **ret_job) {
-        return call_unit_job(bus, "StartUnit", unit, ret_job);
+int systemd_set_cpu_weight_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
+                                 sd_bus_message_handler_t callback, void *userdata) {
+        return sd_bus_call_method_async(bus, ret_slot, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER,
+                                        "SetUnitProperties", callback, userdata, "sba(sv)", unit, 1, 1,
+                                        "CPUWeight", "t", (uint64_t) 100);
 }
 
-int systemd_stop_unit(sd_bus *bus, const char *unit) {
-        return call_unit_job(bus, "StopUnit", unit, NULL);
+int systemd_start_unit_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
+                             sd_bus_message_handler_t callback, void *userdata) {
+        return sd_bus_call_method_async(bus, ret_slot, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER,
+                                        "StartUnit", callback, userdata, "ss", unit, "replace");
 }
 
 int systemd_barrier(sd_bus *bus) {

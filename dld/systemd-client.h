@@ -37,10 +37,15 @@ char *systemd_slice_cgroup(sd_bus *bus, const char *slice);
 
 /* CPUWeight=100: the systemd way to get the cpu controller along the path. */
 int systemd_set_cpu_weight(sd_bus *bus, const char *unit);
-/* StartUnit; *ret_job (if not NULL): the job's object path, which
- * systemd's JobRemoved signal names when the job is over. */
-int systemd_start_unit(sd_bus *bus, const char *unit, char **ret_job);
 int systemd_stop_unit(sd_bus *bus, const char *unit);
+
+/* Without waiting: callback gets the reply (SetUnitProperties' empty one;
+ * StartUnit's job object path, whose end systemd's JobRemoved signal
+ * names). Unreferencing *ret_slot cancels the callback. */
+int systemd_set_cpu_weight_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
+                                 sd_bus_message_handler_t callback, void *userdata);
+int systemd_start_unit_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
+                             sd_bus_message_handler_t callback, void *userdata);
 
 /* A call that systemd answers only once it has realized the cgroups of the
  * properties set before (SetUnitProperties): its main loop empties the

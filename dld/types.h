@@ -76,6 +76,9 @@ typedef struct PolicyLoad {
         char *dir;
         char *files;                    /* for the journal */
         char **jobs;                    /* the slices' start jobs not over yet */
+        sd_bus_slot **calls;            /* calls to systemd not answered yet (NULL once answered) */
+        size_t n_calls;
+        unsigned pending;               /* of those */
         char *failure;                  /* why a slice will not be ready */
         bool barrier;                   /* properties were set: systemd_barrier() first */
         sd_bus_slot *job_removed;
@@ -97,6 +100,7 @@ typedef struct Manager {
         char **without_request;
         sd_event_source *trim_source;   /* malloc_trim() after a burst of signals */
         PolicyLoad *loading;            /* the reload under way, if any */
+        char **reserved_slices;         /* slices whose groups dld may have reserved (run_dir/slices) */
         ReloadWaiters reload_queued;    /* asked for while one was under way */
         bool following;                 /* systemd's unit signals are handled (after the start's sync) */
         bool dl_groups;         /* the kernel has cpu.dl_runtime_us */
