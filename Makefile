@@ -30,7 +30,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard libdld/Makefile dld/Makefile oci-h
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
 .PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \
-	userspace rootfs kernel-and-rootfs image check check-host check-guest check-debug check-mutants stress bench run demo check-run clean \
+	userspace rootfs kernel-and-rootfs image check check-host check-guest check-debug check-mutants check-fixes stress bench run demo check-run clean \
 	distclean
 
 all: kernel userspace
@@ -101,11 +101,19 @@ check-debug:
 # the debug kernel, a boot per hierarchy, STRESS_SECONDS (600) each: an
 # unexpected errno, a splat or leaked bandwidth fails it. STRESS_ARGS adds
 # dlstress options (comma-joined). make check runs it for 60 s on the
-# normal kernel.
+# normal kernel, in its cgroup v2 boot.
 stress:
 	@$(MAKE) --no-print-directory image KERNEL_VARIANT=debug
 	@KERNEL_VARIANT=debug STRESS_SECONDS='$(STRESS_SECONDS)' STRESS_ARGS='$(STRESS_ARGS)' \
 		BOOT_TIMEOUT=$(or $(BOOT_TIMEOUT),600) tests/harness/dlcheck stress
+
+# The mainline fixes on the current LTS: Debian's linux-source-6.12 built
+# stock and with kernel/fixes-6.12 (normal and debug variants), each booted
+# with the reproducers of kernel/fixes-6.12/tests; a verdict per bug in
+# build/logs/check-fixes.md. FIXES_VARIANTS=normal leaves the debug kernels
+# out. Not part of make check (kernel/fixes-6.12/README.md gives its time).
+check-fixes: image
+	@tests/harness/dlcheck fixes
 
 # Can every kernel test fail? Tests 0* 1* 24* 28* 4* on the stock kernel (the same
 # tree without the series, build/stock) and on each kernel/mutants/*.patch

@@ -18,7 +18,7 @@ tar -C "$stage" --numeric-owner -xf "$base"
 # The project's own files, each sub-project installing itself.
 # bench/ installs make bench's guest programs and 95-bench.sh, which skips
 # unless the kernel command line asks for the bench.
-for dir in dld oci-hook dlconf tests/guest bench; do
+for dir in dld oci-hook dlconf tests/guest bench kernel/fixes-6.12/tests; do
 	[ -f "$TOP/$dir/Makefile" ] || continue
 	make -s -C "$TOP/$dir" O="$BUILD/$dir" HEADERS="$BUILD/headers/include" \
 		KTREE="$BUILD/linux" DESTDIR="$stage" install

@@ -18,6 +18,13 @@
 # KERNEL_NAME: the image is build/bzImage-<name>, its release
 # build/kernel.release-<name> (default: the variant), so a second tree does
 # not overwrite the main kernel.
+# Another kernel and series (make check-fixes: stock 6.12 and its fixes):
+# KERNEL_TARBALL and KERNEL_PACKAGE (the Debian package that ships it),
+# KERNEL_BASE_SRC (its pristine tree, default build/linux), KERNEL_OBJ_PREFIX
+# (what a new base of it clears, default build/kobj-), KERNEL_SERIES_DIR
+# (series, patches/; default kernel/) and KERNEL_FRAGMENTS (config
+# fragments instead of base.config and guest.config; debug.config is added
+# for the debug variant either way).
 #
 # The patched source is a git work tree (build/linux). Applying a changed
 # series computes the new tree in a scratch index and checks it out over the
@@ -29,14 +36,16 @@ set -euo pipefail
 
 VARIANT=${KERNEL_VARIANT:-normal}
 case $VARIANT in normal|debug) ;; *) die "KERNEL_VARIANT must be normal or debug, not '$VARIANT'";; esac
-MAIN_SRC=$BUILD/linux
+MAIN_SRC=${KERNEL_BASE_SRC:-$BUILD/linux}
 SRC=${KERNEL_SRC:-$MAIN_SRC}
+KERNEL_PACKAGE=${KERNEL_PACKAGE:-linux-source-6.1}
+OBJ_PREFIX=${KERNEL_OBJ_PREFIX:-$BUILD/kobj-}
 OBJ=${KERNEL_OBJ:-$BUILD/kobj-$VARIANT}
 SERIES_UPTO=${SERIES_UPTO:-}
 EXTRA_PATCHES=${KERNEL_EXTRA_PATCHES:-}
 NAME=${KERNEL_NAME:-$VARIANT}
 [[ $NAME =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "KERNEL_NAME must be a plain name, not '$NAME'"
-SERIES_DIR=$TOP/kernel
+SERIES_DIR=${KERNEL_SERIES_DIR:-$TOP/kernel}
 JOBS=${JOBS:-$(nproc)}
 # Our makes take their own -j: a parent make's jobserver (make -j2
 # kernel-and-rootfs) does not reach this script, and its makes would warn.
@@ -63,7 +72,7 @@ git_src() { git -C "$SRC" -c user.name=dlsched -c user.email=dlsched@localhost "
 tarball_id() { stat -c '%s-%Y' "$KERNEL_TARBALL"; }
 
 ensure_base() {
-	[ -r "$KERNEL_TARBALL" ] || need_packages linux-source-6.1
+	[ -r "$KERNEL_TARBALL" ] || need_packages "$KERNEL_PACKAGE"
 	[ -r "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL not found"
 	if [ -d "$SRC/.git" ] && [ "$(cat "$SRC/.dlsched-base" 2>/dev/null)" = "$(tarball_id)" ]; then
 		return 0
@@ -73,7 +82,7 @@ ensure_base() {
 		return 0
 	fi
 	note "extracting $KERNEL_TARBALL"
-	rm -rf "$SRC" "$SRC.tmp" "$BUILD"/kobj-* "$SRC.index"
+	rm -rf "$SRC" "$SRC.tmp" "$OBJ_PREFIX"* "$SRC.index"
 	mkdir -p "$SRC.tmp"
 	tar -xJf "$KERNEL_TARBALL" -C "$SRC.tmp" --strip-components=1
 	git -C "$SRC.tmp" init -q
@@ -81,7 +90,7 @@ ensure_base() {
 	git -C "$SRC.tmp" config gc.auto 0
 	git -C "$SRC.tmp" add -A -f
 	git -C "$SRC.tmp" -c user.name=dlsched -c user.email=dlsched@localhost \
-		commit -q -m "linux-source-6.1 $(make -s -C "$SRC.tmp" kernelversion 2>/dev/null)"
+		commit -q -m "$KERNEL_PACKAGE $(make -s -C "$SRC.tmp" kernelversion 2>/dev/null)"
 	git -C "$SRC.tmp" tag dlsched-base
 	echo "# build outputs go to O=, never here" > "$SRC.tmp/.git/info/exclude"
 	tarball_id > "$SRC.tmp/.dlsched-base"
@@ -119,10 +128,10 @@ apply_series() {
 	rm -f "$idx"
 	GIT_INDEX_FILE=$idx git_src read-tree dlsched-base
 	while read -r p; do
-		[ -f "$SERIES_DIR/patches/$p" ] || die "series names $p, but kernel/patches/$p does not exist"
+		[ -f "$SERIES_DIR/patches/$p" ] || die "series names $p, but $SERIES_DIR/patches/$p does not exist"
 		if ! GIT_INDEX_FILE=$idx git_src apply --cached --whitespace=nowarn "$SERIES_DIR/patches/$p"; then
 			rm -f "$idx"
-			die "patch does not apply: kernel/patches/$p"
+			die "patch does not apply: $SERIES_DIR/patches/$p"
 		fi
 	done < <(series_patches)
 	for p in $EXTRA_PATCHES; do
@@ -144,9 +153,13 @@ apply_series() {
 }
 
 fragments() {
-	echo "$SERIES_DIR/config/base.config"
-	echo "$SERIES_DIR/config/guest.config"
-	[ "$VARIANT" = debug ] && echo "$SERIES_DIR/config/debug.config"
+	if [ -n "${KERNEL_FRAGMENTS:-}" ]; then
+		printf '%s\n' $KERNEL_FRAGMENTS
+	else
+		echo "$TOP/kernel/config/base.config"
+		echo "$TOP/kernel/config/guest.config"
+	fi
+	[ "$VARIANT" = debug ] && echo "$TOP/kernel/config/debug.config"
 	return 0
 }
 
