@@ -46,30 +46,21 @@ static int dl_then_block(void *arg)
 int main(void)
 {
 	long long start, admitted, left, end, bw = dl_bw(RUNTIME, PERIOD);
-	char others[512];
-	int i, err;
+	int err;
 	pid_t pid;
 
 	repro_start("repro-blocked-leave-bw",
 		    "research summary table: 6.1 patch 0001 (release part) + 0020 "
 		    "(a blocked task leaving SCHED_DEADLINE after its 0-lag time keeps its bandwidth)",
 		    "a task made SCHED_OTHER while blocked past its 0-lag time gives its bandwidth back", 60);
-	if (debugfs_ready())
-		skip_all("no " SCHED_DEBUG_FILE " (CONFIG_SCHED_DEBUG, debugfs)");
-	require_dl_admission();
-	tap_plan(3);
-	if (count_dl_tasks(getpid(), others, sizeof(others)))
-		diag("other SCHED_DEADLINE tasks (their changes would disturb the deltas): %s", others);
+	plan_total_bw_checks(3);
 	sh = shared_alloc(sizeof(*sh));
 	if (pipe(gate))
 		bail("pipe: %s", strerror(errno));
 	start = rd_total_bw(0);
 	pid = spawn(dl_then_block, NULL);
 	close(gate[0]);
-	for (i = 0; i < 500 && !sh->ready; i++)
-		sleep_ms(10);
-	if (!sh->ready || sh->err)
-		bail("the child could not enter SCHED_DEADLINE: %s", strerror(-sh->err));
+	wait_child_in_dl(&sh->ready, &sh->err, -1);
 	admitted = rd_total_bw(0);
 	diag("child %d SCHED_DEADLINE 10 ms/100 ms: root domain total_bw %lld -> %lld (bw %lld)",
 	     (int)pid, start, admitted, bw);

@@ -30,31 +30,6 @@
 #define RUNTIME (1 * NSEC_PER_MSEC)
 #define PERIOD (100 * NSEC_PER_MSEC)
 
-struct shared {
-	volatile int ready, err, cpu;
-};
-
-static struct shared *sh;
-static char cg[256];
-static int cpu_x;
-
-static int child(void *arg)
-{
-	char procs[300];
-
-	(void)arg;
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
-	sh->err = write_str(procs, "0");
-	if (!sh->err)
-		sh->err = dl_enter_on_cpu(cpu_x, RUNTIME, PERIOD, PERIOD);
-	sh->cpu = sched_getcpu();
-	sh->ready = 1;
-	/* Asleep until SIGKILL: nothing else may wake it (see spawn_opt()). */
-	for (;;)
-		pause();
-	return 0;
-}
-
 /* Alive, SCHED_DEADLINE 1 ms/100 ms, @cpu out of its affinity. */
 static bool task_fine(pid_t pid, int cpu)
 {
@@ -74,46 +49,31 @@ static bool task_fine(pid_t pid, int cpu)
 int main(void)
 {
 	const char *const oops_pat[] = { "divide error", "set_cpus_allowed_dl", "Oops", "BUG:", NULL };
+	struct cgroup_dl_sleeper *sh;
 	long long taint0, taint;
-	int cpu_y, i, err, kmsg, oopses;
+	int cpu_x, cpu_y, err, kmsg, oopses;
+	char cg[256];
 	pid_t pid;
 
 	repro_start("repro-cpuset-offline-divide",
 		    "docs/kernel-bugs.md #14 (first half), 6.1 patch 0025 (divide error narrowing the affinity of a task asleep on an offline CPU)",
 		    "a deadline task asleep on an offline CPU, in a cpuset; a second CPU goes offline: no divide error",
 		    90);
-	if (ncpus_online() < 3)
-		skip_all("fewer than 3 CPUs online: two cannot go offline");
-	cpu_x = offlinable_cpu_below(ncpus_conf());
-	cpu_y = cpu_x > 0 ? offlinable_cpu_below(cpu_x) : -1;
-	if (cpu_x < 0 || cpu_y < 0)
-		skip_all("fewer than two CPUs (besides cpu0) can go offline");
+	require_two_offlinable_cpus(&cpu_x, &cpu_y);
 	require_dl_admission();
-	err = cgroup2_cpuset_ready();
-	if (err)
-		skip_all("no cgroup v2 cpuset controller at " CGROUP2 ": %s", repro_strerror(err));
+	require_cgroup2_cpuset();
 	tap_plan(3);
 	sh = shared_alloc(sizeof(*sh));
-	err = cgroup2_create("repro-cpuset-offline-divide", cg, sizeof(cg));
-	if (err)
-		bail("mkdir %s: %s", cg, strerror(-err));
+	cgroup2_create("repro-cpuset-offline-divide", cg, sizeof(cg));
 	taint0 = kernel_tainted();
 	kmsg = kmsg_open();
-	pid = spawn_opt(child, NULL, false);
-	for (i = 0; i < 500 && !sh->ready; i++)
-		sleep_ms(10);
-	if (!sh->ready || sh->err)
-		bail("the child could not join %s and enter SCHED_DEADLINE on cpu%d: %s", cg, cpu_x,
-		     strerror(-sh->err));
-	sleep_ms(100);
+	pid = spawn_cgroup_dl_sleeper(sh, cg, cpu_x, RUNTIME, PERIOD);
 	diag("task %d in %s, SCHED_DEADLINE on cpu%d, asleep (state %c, last cpu %d); cpu%d then cpu%d go offline",
 	     (int)pid, cg, sh->cpu, proc_state(pid), last_cpu(pid), cpu_x, cpu_y);
 	if (last_cpu(pid) != cpu_x || proc_state(pid) != 'S')
 		bail("the task could not be made to sleep on cpu%d", cpu_x);
 
-	err = cpu_set_online(cpu_x, false, 10000);
-	if (err)
-		bail("cpu%d offline: %s", cpu_x, repro_strerror(err));
+	cpu_offline_or_bail(cpu_x);
 	sleep_ms(200);
 	tap_result(task_fine(pid, cpu_x), "cpu%d offline under the sleeping task: still SCHED_DEADLINE, affinity narrowed",
 		   cpu_x);

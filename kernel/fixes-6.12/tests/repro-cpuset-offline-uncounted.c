@@ -31,78 +31,37 @@
 #define RUNTIME (10 * NSEC_PER_MSEC)
 #define PERIOD (100 * NSEC_PER_MSEC)
 
-struct shared {
-	volatile int ready, err, cpu;
-};
-
-static struct shared *sh;
-static char cg[256];
-static int cpu_x;
-
-static int child(void *arg)
-{
-	char procs[300];
-
-	(void)arg;
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
-	sh->err = write_str(procs, "0");
-	if (!sh->err)
-		sh->err = dl_enter_on_cpu(cpu_x, RUNTIME, PERIOD, PERIOD);
-	sh->cpu = sched_getcpu();
-	sh->ready = 1;
-	/* Asleep until SIGKILL: nothing else may wake it (see spawn_opt()). */
-	for (;;)
-		pause();
-	return 0;
-}
-
 int main(void)
 {
 	const char *const oops_pat[] = { "divide error", "set_cpus_allowed_dl", "Oops", "BUG:", NULL };
 	long long bw = dl_bw(RUNTIME, PERIOD), before, held, after, taint0;
-	char cpus_file[300];
+	struct cgroup_dl_sleeper *sh;
+	char cg[256], cpus_file[300];
 	struct repro_sched_attr a;
 	cpu_set_t mask;
-	int i, err, kmsg;
+	int cpu_x, err, kmsg;
 	pid_t pid;
 
 	repro_start("repro-cpuset-offline-uncounted",
 		    "docs/kernel-bugs.md #14 (second half), 6.1 patch 0026 (a task moved off an offline CPU's root domain counted nowhere)",
 		    "a deadline task asleep on an offline CPU, its cpuset's CPUs written: counted in cpu0's root domain",
 		    90);
-	if (ncpus_online() < 2)
-		skip_all("one CPU: nothing to take offline");
-	cpu_x = offlinable_cpu_below(ncpus_conf());
-	if (cpu_x < 0)
-		skip_all("no CPU but cpu0 can go offline");
-	if (debugfs_ready())
-		skip_all("no " SCHED_DEBUG_FILE " (CONFIG_SCHED_DEBUG, debugfs)");
+	cpu_x = require_offlinable_cpu();
+	require_sched_debugfs();
 	require_dl_admission();
-	err = cgroup2_cpuset_ready();
-	if (err)
-		skip_all("no cgroup v2 cpuset controller at " CGROUP2 ": %s", repro_strerror(err));
+	require_cgroup2_cpuset();
 	tap_plan(3);
 	sh = shared_alloc(sizeof(*sh));
-	err = cgroup2_create("repro-cpuset-offline-uncounted", cg, sizeof(cg));
-	if (err)
-		bail("mkdir %s: %s", cg, strerror(-err));
+	cgroup2_create("repro-cpuset-offline-uncounted", cg, sizeof(cg));
 	snprintf(cpus_file, sizeof(cpus_file), "%s/cpuset.cpus", cg);
 	taint0 = kernel_tainted();
 	kmsg = kmsg_open();
-	pid = spawn_opt(child, NULL, false);
-	for (i = 0; i < 500 && !sh->ready; i++)
-		sleep_ms(10);
-	if (!sh->ready || sh->err)
-		bail("the child could not join %s and enter SCHED_DEADLINE on cpu%d: %s", cg, cpu_x,
-		     strerror(-sh->err));
-	sleep_ms(100);
+	pid = spawn_cgroup_dl_sleeper(sh, cg, cpu_x, RUNTIME, PERIOD);
 	if (last_cpu(pid) != cpu_x || proc_state(pid) != 'S')
 		bail("the task could not be made to sleep on cpu%d (last cpu %d, state %c)", cpu_x,
 		     last_cpu(pid), proc_state(pid));
 
-	err = cpu_set_online(cpu_x, false, 10000);
-	if (err)
-		bail("cpu%d offline: %s", cpu_x, repro_strerror(err));
+	cpu_offline_or_bail(cpu_x);
 	sleep_ms(200);
 	if (repro_getattr(pid, &a) || a.sched_policy != SCHED_DEADLINE)
 		bail("the task is no longer SCHED_DEADLINE after cpu%d went offline", cpu_x);

@@ -22,24 +22,13 @@
 #define ENOUGH_HITS 20
 
 static volatile int toggling = 1;
-static pid_t main_tid;
-
-static void *toggler(void *arg)
-{
-	(void)arg;
-	while (toggling) {
-		set_dl(main_tid, 1 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC);
-		set_other(main_tid);
-	}
-	return NULL;
-}
 
 int main(void)
 {
 	unsigned long forks = 0, refused = 0, dl_children = 0, fair_prio = 0;
 	long long start, end;
+	struct dl_toggle toggle = { .run = &toggling };
 	uint64_t deadline;
-	char others[512];
 	pthread_t th;
 	int status;
 
@@ -47,15 +36,13 @@ int main(void)
 		    "docs/kernel-bugs.md #8, 6.1 patch 0017 (fork() racing a policy change: a SCHED_DEADLINE child without bandwidth)",
 		    "fork while another thread moves the parent in and out of SCHED_DEADLINE: no child is SCHED_DEADLINE (statistical)",
 		    90);
-	if (debugfs_ready())
-		skip_all("no " SCHED_DEBUG_FILE " (CONFIG_SCHED_DEBUG, debugfs)");
+	require_sched_debugfs();
 	require_dl_admission();
 	tap_plan(2);
-	if (count_dl_tasks(getpid(), others, sizeof(others)))
-		diag("other SCHED_DEADLINE tasks: %s", others);
+	diag_other_dl_tasks(false);
 	start = rd_total_bw(0);
-	main_tid = (pid_t)syscall(SYS_gettid);
-	if (pthread_create(&th, NULL, toggler, NULL))
+	toggle.target = (pid_t)syscall(SYS_gettid);	/* the main thread, which forks */
+	if (pthread_create(&th, NULL, dl_toggler, &toggle))
 		bail("pthread_create");
 	deadline = now_ns() + RACE_NS;
 	do {

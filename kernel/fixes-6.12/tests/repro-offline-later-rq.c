@@ -32,12 +32,7 @@ int main(void)
 		    "docs/kernel-bugs.md #11, 6.1 patch 0021 (a throttled task moved to a CPU going offline)",
 		    "deadline tasks throttling while two CPUs go offline and online concurrently for 15 s (statistical stress)",
 		    120);
-	if (ncpus_online() < 3)
-		skip_all("fewer than 3 CPUs online: two cannot go offline");
-	cpus[0] = offlinable_cpu_below(ncpus_conf());
-	cpus[1] = cpus[0] > 0 ? offlinable_cpu_below(cpus[0]) : -1;
-	if (cpus[0] < 0 || cpus[1] < 0)
-		skip_all("fewer than two CPUs (besides cpu0) can go offline");
+	require_two_offlinable_cpus(&cpus[0], &cpus[1]);
 	require_dl_admission();
 	tap_plan(3);
 	stress_run(cpus, 2, 15 * NSEC_PER_SEC, signature);

@@ -60,7 +60,7 @@ int main(void)
 	const char *const oops_pat[] = { "divide error", "inactive_task_timer", "Oops", "BUG:", NULL };
 	uint64_t zerolag, offline_done;
 	long long taint0, taint;
-	int err, kmsg, oopses, exited_on;
+	int kmsg, oopses, exited_on;
 	siginfo_t si;
 	pid_t pid;
 
@@ -69,11 +69,7 @@ int main(void)
 		    "filed as the series' own code, the same division is in mainline inactive_task_timer())",
 		    "a deadline task exits within its 0-lag window, its CPU goes offline, the 0-lag time passes: no divide error",
 		    60);
-	if (ncpus_online() < 2)
-		skip_all("one CPU: nothing to take offline");
-	cpu_x = offlinable_cpu_below(ncpus_conf());
-	if (cpu_x < 0)
-		skip_all("no CPU but cpu0 can go offline");
+	cpu_x = require_offlinable_cpu();
 	require_dl_admission();
 	tap_plan(2);
 	sh = shared_alloc(sizeof(*sh));
@@ -87,10 +83,8 @@ int main(void)
 	sleep_ms(20);	/* its last schedule, which arms the inactive timer */
 	exited_on = last_cpu(pid);
 	zerolag = sh->t_admit + PERIOD - (RUNTIME - SPENT) * (PERIOD / RUNTIME);
-	err = cpu_set_online(cpu_x, false, 10000);
+	cpu_offline_or_bail(cpu_x);
 	offline_done = now_ns();
-	if (err)
-		bail("cpu%d offline: %s", cpu_x, repro_strerror(err));
 	diag("task %d: SCHED_DEADLINE 100 ms/4 s on cpu%d, spent 70 ms, exited on cpu%d; cpu%d offline "
 	     "%.0f ms before its 0-lag time", (int)pid, sh->cpu, exited_on, cpu_x,
 	     ((double)zerolag - (double)offline_done) / 1e6);

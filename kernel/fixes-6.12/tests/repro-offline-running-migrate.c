@@ -31,11 +31,7 @@ int main(void)
 	repro_start("repro-offline-running-migrate",
 		    "docs/kernel-bugs.md #2, 6.1 patch 0011 (the replenishment timer migrates a task still running on an offline runqueue)",
 		    "deadline tasks throttling while a CPU goes offline and online for 15 s (statistical stress)", 120);
-	if (ncpus_online() < 2)
-		skip_all("one CPU: nothing to take offline");
-	cpu = offlinable_cpu_below(ncpus_conf());
-	if (cpu < 0)
-		skip_all("no CPU but cpu0 can go offline");
+	cpu = require_offlinable_cpu();
 	require_dl_admission();
 	tap_plan(3);
 	stress_run(&cpu, 1, 15 * NSEC_PER_SEC, signature);

@@ -34,27 +34,7 @@
 #define RUNTIME (100 * NSEC_PER_MSEC)
 #define PERIOD (3 * NSEC_PER_SEC)
 
-struct shared {
-	volatile unsigned long count;
-	volatile int ready, err;
-	volatile uint64_t t_admit;
-};
-
-static struct shared *sh;
 static int cpu;
-
-static int child(void *arg)
-{
-	(void)arg;
-	sh->err = set_dl(0, RUNTIME, PERIOD);
-	sh->t_admit = now_ns();
-	sh->ready = 1;
-	if (sh->err)
-		return 1;
-	for (;;)
-		sh->count++;
-	return 0;
-}
 
 static void cycle(const char *why)
 {
@@ -72,25 +52,16 @@ int main(void)
 	long long base, admitted, mid, end, healed, runtime = 1, bw = dl_bw(RUNTIME, PERIOD);
 	uint64_t zerolag, done;
 	unsigned long before;
-	char others[512];
 	int i, err, attempt, result = -1;
+	struct dl_spinner *sh;
 	pid_t pid;
 
 	repro_start("repro-rebuild-total-bw",
 		    "docs/kernel-bugs.md #5, 6.1 patch 0014 (a root domain rebuild's bandwidth taken back a second time)",
 		    "a task leaves SCHED_DEADLINE before its 0-lag time, a rebuild, then the 0-lag time: total_bw as before",
 		    90);
-	if (ncpus_online() < 2)
-		skip_all("one CPU: nothing to take offline");
-	cpu = offlinable_cpu_below(ncpus_conf());
-	if (cpu < 0)
-		skip_all("no CPU but cpu0 can go offline");
-	if (debugfs_ready())
-		skip_all("no " SCHED_DEBUG_FILE " (CONFIG_SCHED_DEBUG, debugfs)");
-	require_dl_admission();
-	tap_plan(2);
-	if (count_dl_tasks(getpid(), others, sizeof(others)))
-		diag("other SCHED_DEADLINE tasks (their changes would disturb the deltas): %s", others);
+	cpu = require_offlinable_cpu();
+	plan_total_bw_checks(2);
 	sh = shared_alloc(sizeof(*sh));
 
 	for (attempt = 1; attempt <= 2 && result < 0; attempt++) {
@@ -102,12 +73,7 @@ int main(void)
 			     base, rd_total_bw(0));
 		diag("attempt %d: after a calibration cycle of cpu%d: root domain total_bw %lld "
 		     "(cpu0's fair server %lld)", attempt, cpu, base, fair_server_bw(0));
-		memset((void *)sh, 0, sizeof(*sh));
-		pid = spawn(child, NULL);
-		for (i = 0; i < 500 && !sh->ready; i++)
-			sleep_ms(10);
-		if (!sh->ready || sh->err)
-			bail("the child could not enter SCHED_DEADLINE: %s", strerror(-sh->err));
+		pid = spawn_dl_spinner(sh, -1, RUNTIME, PERIOD);
 		admitted = rd_total_bw(0);
 		/* Throttled once its 100 ms are spent: the count stands still. */
 		for (i = 0; i < 100; i++) {

@@ -37,17 +37,6 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-/* Moves the target in and out of SCHED_DEADLINE. */
-static void *toggler(void *arg)
-{
-	(void)arg;
-	while (running) {
-		set_dl(target, 1 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC);
-		set_other(target);
-	}
-	return NULL;
-}
-
 /* sched_setparam(): the same restart path (SETPARAM_POLICY). */
 static void *setparam_caller(void *arg)
 {
@@ -65,6 +54,7 @@ int main(void)
 {
 	/* Other parameters than the toggler's, so that each call changes something. */
 	struct repro_sched_attr keep = dl_attr(2 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC);
+	struct dl_toggle toggle = { .run = &running };
 	pthread_t th_sleep, th_toggle, th_setparam;
 	bool lockdep = !access("/proc/lockdep", F_OK);
 	const char *const unlock_pat[] = { "bad unlock balance", "DEBUG_LOCKS_WARN_ON", NULL };
@@ -86,7 +76,8 @@ int main(void)
 		bail("pthread_create");
 	while (!target)
 		usleep(1000);
-	if (pthread_create(&th_toggle, NULL, toggler, NULL) ||
+	toggle.target = target;
+	if (pthread_create(&th_toggle, NULL, dl_toggler, &toggle) ||
 	    pthread_create(&th_setparam, NULL, setparam_caller, NULL))
 		bail("pthread_create");
 	end = now_ns() + RACE_NS;

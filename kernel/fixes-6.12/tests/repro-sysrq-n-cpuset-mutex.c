@@ -39,19 +39,14 @@ int main(void)
 	const char *const atomic_pat[] = { "sleeping function called from invalid context",
 					   "scheduling while atomic", NULL };
 	volatile int *admitted;
-	char others[512];
 	int n, err, kmsg, policy;
 	pid_t pid;
 
 	repro_start("repro-sysrq-n-cpuset-mutex",
 		    "docs/kernel-bugs.md, found by reading: SysRq-n (the +1), 6.1 patch 0023 (SysRq-n leaves cpuset_mutex locked)",
 		    "SysRq-n beside one SCHED_DEADLINE task, then a new admission must complete within 5 s", 60);
-	if (access("/proc/sysrq-trigger", W_OK))
-		skip_all("no /proc/sysrq-trigger (CONFIG_MAGIC_SYSRQ)");
-	n = count_dl_tasks(getpid(), others, sizeof(others));
-	if (n)
-		skip_all("%d other SCHED_DEADLINE task(s) (%s): SysRq-n would demote them too, and on a kernel "
-			 "with the bug two or more deadline tasks hang the machine", n, others);
+	require_sysrq_trigger();
+	require_no_other_dl_tasks("with the bug");
 	require_dl_admission();
 	tap_plan(2);
 	admitted = shared_alloc(sizeof(*admitted));

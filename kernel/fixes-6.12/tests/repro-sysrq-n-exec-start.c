@@ -78,9 +78,7 @@ static void start(int (*fn)(void *), pid_t *pid)
 
 	memset((void *)sh, 0, sizeof(*sh));
 	*pid = spawn(fn, NULL);
-	for (i = 0; i < 500 && !sh->ready; i++)
-		sleep_ms(10);
-	if (!sh->ready || sh->err)
+	if (!wait_ready(&sh->ready) || sh->err)
 		bail("the spinner did not start: %s", sh->ready ? strerror(-sh->err) : "no report");
 	/* Spinning now. */
 	for (i = 0; i < 100 && sh->count < 1000; i++)
@@ -118,24 +116,18 @@ static bool press(long long *charged, long long *wall)
 int main(void)
 {
 	long long charged = 0, wall = 0, base, after;
-	char others[512];
-	int n, cpu_self, attempt, err;
+	int cpu_self, attempt, err;
 	bool ok = true, pressed;
 	pid_t pid;
 
 	repro_start("repro-sysrq-n-exec-start",
 		    "docs/kernel-bugs.md, found by CI: SysRq-n charges a running task the time since boot, 6.1 patch 0028",
 		    "SysRq-n beside a running task: it is charged no more CPU time than passed", 60);
-	if (access("/proc/sysrq-trigger", W_OK))
-		skip_all("no /proc/sysrq-trigger (CONFIG_MAGIC_SYSRQ)");
+	require_sysrq_trigger();
 	if (ncpus_online() < 2)
 		skip_all("one CPU: the task must run on another CPU than the SysRq writer");
-	if (debugfs_ready())
-		skip_all("no " SCHED_DEBUG_FILE " (CONFIG_SCHED_DEBUG, debugfs)");
-	n = count_dl_tasks(getpid(), others, sizeof(others));
-	if (n)
-		skip_all("%d other SCHED_DEADLINE task(s) (%s): SysRq-n would demote them too, and on a kernel "
-			 "without the 0023 fix two or more deadline tasks hang the machine", n, others);
+	require_sched_debugfs();
+	require_no_other_dl_tasks("without the 0023 fix");
 	require_dl_admission();
 	tap_plan(3);
 	sh = shared_alloc(sizeof(*sh));

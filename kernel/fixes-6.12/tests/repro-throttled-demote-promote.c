@@ -95,10 +95,7 @@ static int attempt(int n)
 		bail("pipe: %s", strerror(errno));
 	task = spawn(child, NULL);
 	close(gate[0]);
-	for (i = 0; i < 500 && !sh->ready; i++)
-		sleep_ms(10);
-	if (!sh->ready || sh->err)
-		bail("the child could not enter SCHED_DEADLINE: %s", strerror(-sh->err));
+	wait_child_in_dl(&sh->ready, &sh->err, -1);
 	/* Throttled: the count stands still. */
 	for (i = 0; i < 100; i++) {
 		before = sh->count;
@@ -160,7 +157,6 @@ static int attempt(int n)
 int main(void)
 {
 	int n, result = -1;
-	char others[512];
 
 	repro_start("repro-throttled-demote-promote",
 		    "docs/kernel-bugs.md #1, 6.1 patch 0010 (a throttled task that left SCHED_DEADLINE and came back stays throttled for ever)",
@@ -168,8 +164,7 @@ int main(void)
 		    60);
 	require_dl_admission();
 	tap_plan(1);
-	if (count_dl_tasks(getpid(), others, sizeof(others)))
-		diag("other SCHED_DEADLINE tasks: %s", others);
+	diag_other_dl_tasks(false);
 	sh = shared_alloc(sizeof(*sh));
 	repro.before_kill = unstick;
 	for (n = 1; n <= 3 && result < 0; n++)

@@ -23,59 +23,27 @@
 #define RUNTIME (1 * NSEC_PER_MSEC)
 #define PERIOD (4 * NSEC_PER_SEC)
 
-struct shared {
-	volatile unsigned long count;
-	volatile int ready, err;
-	volatile uint64_t t_admit;
-};
-
-static struct shared *sh;
-static int cpu;
-
-static int child(void *arg)
-{
-	(void)arg;
-	sh->err = dl_enter_on_cpu(cpu, RUNTIME, PERIOD, PERIOD);
-	sh->t_admit = now_ns();
-	sh->ready = 1;
-	if (sh->err)
-		return 1;
-	for (;;)
-		sh->count++;
-	return 0;
-}
-
 int main(void)
 {
 	const char *const warn_pat[] = { "Unexpected reschedule of offline CPU", "dl_server_start",
 					 "not properly vacated", NULL };
 	unsigned long before = 0, after = 0;
-	int n, i, err, kmsg, warned, result = -1;
-	char others[512];
+	int cpu, n, err, kmsg, warned, result = -1;
+	struct dl_spinner *sh;
 	pid_t pid;
 
 	repro_start("repro-throttled-offline-requeue",
 		    "docs/kernel-bugs.md #4, 6.1 patch 0013 (a throttled task on an offline CPU requeued there by sched_setattr())",
 		    "a task throttled on a CPU gone offline, made SCHED_OTHER: it runs elsewhere at once", 90);
-	if (ncpus_online() < 2)
-		skip_all("one CPU: nothing to take offline");
-	cpu = offlinable_cpu_below(ncpus_conf());
-	if (cpu < 0)
-		skip_all("no CPU but cpu0 can go offline");
+	cpu = require_offlinable_cpu();
 	require_dl_admission();
 	tap_plan(2);
-	if (count_dl_tasks(getpid(), others, sizeof(others)))
-		diag("other SCHED_DEADLINE tasks: %s", others);
+	diag_other_dl_tasks(false);
 	sh = shared_alloc(sizeof(*sh));
 	kmsg = kmsg_open();
 
 	for (n = 1; n <= 3 && result < 0; n++) {
-		memset((void *)sh, 0, sizeof(*sh));
-		pid = spawn(child, NULL);
-		for (i = 0; i < 500 && !sh->ready; i++)
-			sleep_ms(10);
-		if (!sh->ready || sh->err)
-			bail("the child could not enter SCHED_DEADLINE on cpu%d: %s", cpu, strerror(-sh->err));
+		pid = spawn_dl_spinner(sh, cpu, RUNTIME, PERIOD);
 		sleep_ms(100);
 		before = sh->count;
 		sleep_ms(50);
@@ -86,9 +54,7 @@ int main(void)
 			kill_kid(pid);
 			continue;
 		}
-		err = cpu_set_online(cpu, false, 10000);
-		if (err)
-			bail("cpu%d offline: %s", cpu, repro_strerror(err));
+		cpu_offline_or_bail(cpu);
 		if (now_ns() > sh->t_admit + PERIOD - NSEC_PER_SEC) {
 			diag("attempt %d: the offline took until %.0f ms after admission, too near the replenishment; again",
 			     n, (now_ns() - sh->t_admit) / 1e6);

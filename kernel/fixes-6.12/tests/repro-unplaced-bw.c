@@ -189,7 +189,6 @@ int main(void)
 	const char *const grub_pat[] = { "kernel/sched/deadline.c", "running_bw", "this_bw", NULL };
 	long long taint0, taint, start = 0, end;
 	bool have_rd;
-	char others[512];
 	int kmsg, round, warned;
 
 	repro_start("repro-unplaced-bw",
@@ -199,8 +198,7 @@ int main(void)
 	require_dl_admission();
 	have_rd = !debugfs_ready();
 	tap_plan(2);
-	if (count_dl_tasks(getpid(), others, sizeof(others)))
-		diag("other SCHED_DEADLINE tasks: %s", others);
+	diag_other_dl_tasks(false);
 	taint0 = kernel_tainted();
 	kmsg = kmsg_open();
 	if (kmsg < 0)

@@ -404,28 +404,48 @@ static inline const char *repro_strerror(int err)
 }
 
 /*
- * Write @s to @path from a child process and wait up to @timeout_ms: a
- * write that hangs in the kernel (for ever, on some of these bugs) leaves
- * that child behind, marks the run wedged and returns REPRO_EHUNG.
+ * Run @fn(@arg) in a child process (exiting with its return value) and
+ * wait up to @timeout_ms: a child that hangs in the kernel (for ever, on
+ * some of these bugs) is left behind, marks the run wedged and gives
+ * REPRO_EHUNG. 0 and its wait status in *@status once reaped, or -errno.
  */
-static inline int timed_write(const char *path, const char *s, int timeout_ms)
+static inline int run_child_timed(int (*fn)(void *), void *arg, int timeout_ms, int *status)
 {
-	int status = 0, err;
 	pid_t pid;
+	int err;
 
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (!pid) {
-		err = write_str(path, s);
-		_exit(err ? (-err & 0xff) : 0);
-	}
-	err = wait_pid_ms(pid, timeout_ms, &status);
+	if (!pid)
+		_exit(fn(arg));
+	err = wait_pid_ms(pid, timeout_ms, status);
 	if (err == -ETIMEDOUT) {
 		repro.wedged = 1;
 		return REPRO_EHUNG;
 	}
+	return err;
+}
+
+struct timed_write_args {
+	const char *path, *s;
+};
+
+static inline int timed_write_fn(void *arg)
+{
+	const struct timed_write_args *w = arg;
+	int err = write_str(w->path, w->s);
+
+	return err ? (-err & 0xff) : 0;
+}
+
+/* Write @s to @path from a child process within @timeout_ms (see run_child_timed()). */
+static inline int timed_write(const char *path, const char *s, int timeout_ms)
+{
+	struct timed_write_args w = { .path = path, .s = s };
+	int status = 0, err = run_child_timed(timed_write_fn, &w, timeout_ms, &status);
+
 	if (err)
 		return err;
 	if (WIFSIGNALED(status))
@@ -766,6 +786,38 @@ static inline int count_dl_tasks(pid_t except, char *desc, size_t size)
 	return n;
 }
 
+/* Name the other user SCHED_DEADLINE tasks, if any: they share the root domain. */
+static inline void diag_other_dl_tasks(bool disturb_deltas)
+{
+	char others[512];
+
+	if (count_dl_tasks(getpid(), others, sizeof(others)))
+		diag("other SCHED_DEADLINE tasks%s: %s",
+		     disturb_deltas ? " (their changes would disturb the deltas)" : "", others);
+}
+
+/* Skip without /proc/sysrq-trigger (the SysRq-n reproducers). */
+static inline void require_sysrq_trigger(void)
+{
+	if (access("/proc/sysrq-trigger", W_OK))
+		skip_all("no /proc/sysrq-trigger (CONFIG_MAGIC_SYSRQ)");
+}
+
+/*
+ * Skip beside other user SCHED_DEADLINE tasks before a SysRq-n: it would
+ * demote them too, and on a kernel without 0023 (@buggy_kernel, as the
+ * message words it) two or more deadline tasks hang the machine.
+ */
+static inline void require_no_other_dl_tasks(const char *buggy_kernel)
+{
+	char others[512];
+	int n = count_dl_tasks(getpid(), others, sizeof(others));
+
+	if (n)
+		skip_all("%d other SCHED_DEADLINE task(s) (%s): SysRq-n would demote them too, and on a kernel "
+			 "%s two or more deadline tasks hang the machine", n, others, buggy_kernel);
+}
+
 /* ------------------------------------------------------------------ */
 /* The root domain's total_bw (scheduler debugfs)                      */
 
@@ -780,6 +832,13 @@ static inline int debugfs_ready(void)
 		return 0;
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	return access(SCHED_DEBUG_FILE, R_OK) ? -errno : 0;
+}
+
+/* Skip without the scheduler's debug file: total_bw cannot be read. */
+static inline void require_sched_debugfs(void)
+{
+	if (debugfs_ready())
+		skip_all("no " SCHED_DEBUG_FILE " (CONFIG_SCHED_DEBUG, debugfs)");
 }
 
 /* Field @field of CPU @cpu's dl_rq block ("dl_bw->total_bw"); -ENOENT. */
@@ -911,6 +970,39 @@ static inline int offlinable_cpu_below(int below)
 	return -1;
 }
 
+/* Skip unless a CPU besides cpu0 can go offline; the highest such CPU. */
+static inline int require_offlinable_cpu(void)
+{
+	int cpu;
+
+	if (ncpus_online() < 2)
+		skip_all("one CPU: nothing to take offline");
+	cpu = offlinable_cpu_below(ncpus_conf());
+	if (cpu < 0)
+		skip_all("no CPU but cpu0 can go offline");
+	return cpu;
+}
+
+/* Skip unless two CPUs besides cpu0 can go offline; the two highest, *@x above *@y. */
+static inline void require_two_offlinable_cpus(int *x, int *y)
+{
+	if (ncpus_online() < 3)
+		skip_all("fewer than 3 CPUs online: two cannot go offline");
+	*x = offlinable_cpu_below(ncpus_conf());
+	*y = *x > 0 ? offlinable_cpu_below(*x) : -1;
+	if (*x < 0 || *y < 0)
+		skip_all("fewer than two CPUs (besides cpu0) can go offline");
+}
+
+/* Take @cpu offline (within 10 s) or bail out. */
+static inline void cpu_offline_or_bail(int cpu)
+{
+	int err = cpu_set_online(cpu, false, 10000);
+
+	if (err)
+		bail("cpu%d offline: %s", cpu, repro_strerror(err));
+}
+
 /* Every configured CPU (the kernel keeps the possible and allowed ones). */
 static inline void all_cpus(cpu_set_t *set)
 {
@@ -1002,6 +1094,91 @@ static inline pid_t spawn(int (*fn)(void *), void *arg)
 	return spawn_opt(fn, arg, true);
 }
 
+/* Wait up to 5 s for a child to set *@ready (in shared memory); its value then. */
+static inline int wait_ready(volatile int *ready)
+{
+	int i;
+
+	for (i = 0; i < 500 && !*ready; i++)
+		sleep_ms(10);
+	return *ready;
+}
+
+/* Wait for a child's report that it entered SCHED_DEADLINE (on @cpu, -1: anywhere); bail out if not. */
+static inline void wait_child_in_dl(volatile int *ready, volatile int *err, int cpu)
+{
+	if (wait_ready(ready) && !*err)
+		return;
+	if (cpu >= 0)
+		bail("the child could not enter SCHED_DEADLINE on cpu%d: %s", cpu, strerror(-*err));
+	bail("the child could not enter SCHED_DEADLINE: %s", strerror(-*err));
+}
+
+/*
+ * A child in SCHED_DEADLINE spinning for ever, in shared memory: its count
+ * stands still while it is throttled.
+ */
+struct dl_spinner {
+	volatile unsigned long count;
+	volatile int ready, err;
+	volatile uint64_t t_admit;	/* when its admission returned */
+	int cpu;			/* entered on this CPU (dl_enter_on_cpu()), -1: anywhere */
+	uint64_t runtime, period;
+};
+
+static inline int dl_spinner_fn(void *arg)
+{
+	struct dl_spinner *s = arg;
+
+	s->err = s->cpu >= 0 ? dl_enter_on_cpu(s->cpu, s->runtime, s->period, s->period)
+			     : set_dl(0, s->runtime, s->period);
+	s->t_admit = now_ns();
+	s->ready = 1;
+	if (s->err)
+		return 1;
+	for (;;)
+		s->count++;
+	return 0;
+}
+
+/*
+ * Start a spinner in @s (cleared first) with @runtime every @period, on
+ * @cpu (-1: wherever it runs); bails out if it is not SCHED_DEADLINE
+ * within 5 s.
+ */
+static inline pid_t spawn_dl_spinner(struct dl_spinner *s, int cpu, uint64_t runtime, uint64_t period)
+{
+	pid_t pid;
+
+	memset((void *)s, 0, sizeof(*s));
+	s->cpu = cpu;
+	s->runtime = runtime;
+	s->period = period;
+	pid = spawn(dl_spinner_fn, s);
+	wait_child_in_dl(&s->ready, &s->err, cpu);
+	return pid;
+}
+
+/*
+ * A thread that moves @target in and out of SCHED_DEADLINE (1 ms/10 ms)
+ * as fast as it can while *@run: the policy change the races run against.
+ */
+struct dl_toggle {
+	const volatile int *run;
+	pid_t target;
+};
+
+static inline void *dl_toggler(void *arg)
+{
+	const struct dl_toggle *t = arg;
+
+	while (*t->run) {
+		set_dl(t->target, 1 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC);
+		set_other(t->target);
+	}
+	return NULL;
+}
+
 /*
  * Can a SCHED_DEADLINE task be admitted within @timeout_ms? Admission
  * takes cpuset_mutex: a kernel where SysRq-n left it locked (bug +1,
@@ -1028,20 +1205,8 @@ static inline int cpuset_mutex_probe_fn(void *arg)
 
 static inline int cpuset_mutex_probe(int timeout_ms)
 {
-	int status = 0, err;
-	pid_t pid;
+	int status = 0, err = run_child_timed(cpuset_mutex_probe_fn, NULL, timeout_ms, &status);
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid)
-		_exit(cpuset_mutex_probe_fn(NULL));
-	err = wait_pid_ms(pid, timeout_ms, &status);
-	if (err == -ETIMEDOUT) {
-		repro.wedged = 1;
-		return REPRO_EHUNG;
-	}
 	if (err)
 		return err;
 	if (!WIFEXITED(status))
@@ -1060,6 +1225,19 @@ static inline void require_dl_admission(void)
 	if (err)
 		skip_all("cannot admit a SCHED_DEADLINE task: %s", repro_strerror(err));
 	sleep_ms(100);	/* the probe's bandwidth is back (see cpuset_mutex_probe_fn()) */
+}
+
+/*
+ * The start of a reproducer that compares cpu0's root domain total_bw
+ * around events: skip without the debugfs file or a working admission,
+ * plan @points, and name the other deadline tasks (they move the deltas).
+ */
+static inline void plan_total_bw_checks(int points)
+{
+	require_sched_debugfs();
+	require_dl_admission();
+	tap_plan(points);
+	diag_other_dl_tasks(true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1087,22 +1265,78 @@ static inline int cgroup2_cpuset_ready(void)
 	return err;
 }
 
-/* Create /sys/fs/cgroup/@name (removed at exit); its path into @path. */
-static inline int cgroup2_create(const char *name, char *path, size_t size)
+/* Skip without a usable cgroup v2 cpuset controller. */
+static inline void require_cgroup2_cpuset(void)
+{
+	int err = cgroup2_cpuset_ready();
+
+	if (err)
+		skip_all("no cgroup v2 cpuset controller at " CGROUP2 ": %s", repro_strerror(err));
+}
+
+/* Create /sys/fs/cgroup/@name (removed at exit), its path into @path; bails out if it cannot. */
+static inline void cgroup2_create(const char *name, char *path, size_t size)
 {
 	int i;
 
 	snprintf(path, size, CGROUP2 "/%s", name);
 	rmdir(path);
 	if (mkdir(path, 0755))
-		return -errno;
+		bail("mkdir %s: %s", path, strerror(errno));
 	for (i = 0; i < REPRO_MAX_CGROUPS; i++) {
 		if (!repro.cgroups[i][0]) {
 			snprintf(repro.cgroups[i], sizeof(repro.cgroups[i]), "%s", path);
 			break;
 		}
 	}
+}
+
+/* A child asleep in SCHED_DEADLINE in a cgroup, in shared memory (see spawn_cgroup_dl_sleeper()). */
+struct cgroup_dl_sleeper {
+	volatile int ready, err, cpu;	/* its report: 0 or -errno, the CPU it was on */
+	char cgroup[256];
+	int want_cpu;
+	uint64_t runtime, period;
+};
+
+static inline int cgroup_dl_sleeper_fn(void *arg)
+{
+	struct cgroup_dl_sleeper *s = arg;
+	char procs[300];
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", s->cgroup);
+	s->err = write_str(procs, "0");
+	if (!s->err)
+		s->err = dl_enter_on_cpu(s->want_cpu, s->runtime, s->period, s->period);
+	s->cpu = sched_getcpu();
+	s->ready = 1;
+	/* Asleep until SIGKILL: nothing else may wake it (see spawn_opt()). */
+	for (;;)
+		pause();
 	return 0;
+}
+
+/*
+ * Start a child that joins the cgroup @cg, enters SCHED_DEADLINE @runtime
+ * every @period on @cpu and sleeps there, with no parent-death signal
+ * (see spawn_opt()); @s (shared memory) gets its report. Bails out if it
+ * could not within 5 s; returns 100 ms later, the child asleep by then.
+ */
+static inline pid_t spawn_cgroup_dl_sleeper(struct cgroup_dl_sleeper *s, const char *cg, int cpu,
+					    uint64_t runtime, uint64_t period)
+{
+	pid_t pid;
+
+	snprintf(s->cgroup, sizeof(s->cgroup), "%s", cg);
+	s->want_cpu = cpu;
+	s->runtime = runtime;
+	s->period = period;
+	pid = spawn_opt(cgroup_dl_sleeper_fn, s, false);
+	if (!wait_ready(&s->ready) || s->err)
+		bail("the child could not join %s and enter SCHED_DEADLINE on cpu%d: %s", cg, cpu,
+		     strerror(-s->err));
+	sleep_ms(100);
+	return pid;
 }
 
 #endif /* REPRO_H */

@@ -103,12 +103,8 @@ static inline void stress_run(const int *cpus, int ncpus, uint64_t ns, const cha
 	taint0 = kernel_tainted();
 	kmsg = kmsg_open();
 	for (i = 0; i < STRESS_TASKS; i++) {
-		int t;
-
 		pids[i] = spawn(stress_task, (void *)(long)i);
-		for (t = 0; t < 500 && !stress_sh->ready[i]; t++)
-			sleep_ms(10);
-		if (!stress_sh->ready[i] || stress_sh->err[i])
+		if (!wait_ready(&stress_sh->ready[i]) || stress_sh->err[i])
 			bail("deadline task %d: %s", i,
 			     stress_sh->ready[i] ? strerror(-stress_sh->err[i]) : "no report");
 	}
