@@ -240,7 +240,7 @@ if [ "$cmd" = check-config ]; then
 	check_config "$2"
 	exit
 fi
-mkdir -p "$CACHE" "$BUILD"
+mkdir -p "$CACHE" "$BUILD" "$(dirname "$SRC")"
 # The work tree belongs to one build at a time.
 exec {tree_lock}>"$(dirname "$SRC")/.$(basename "$SRC").lock"
 flock "$tree_lock"
