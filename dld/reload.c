@@ -210,7 +210,6 @@ static int load_begin(Manager *m, const char *dir, sd_bus_error *error) {
                 l->n_calls++;
         }
         l->pending = l->n_calls;
-        l->barrier = true;
         r = sd_event_add_time_relative(m->event, &l->timeout, CLOCK_MONOTONIC, RELOAD_SLICES_TIMEOUT_USEC, 0,
                                        on_slices_timeout, m);
         if (r < 0)
@@ -258,7 +257,7 @@ static int load_commit(Manager *m, PolicyLoad *l, sd_bus_error *error) {
                 r = sd_bus_error_setf(error, DLD_ERROR_APPLY_FAILED, "%s", l->failure);
         else {
                 /* Properties set on slices: realized once systemd answers this. */
-                if (l->barrier)
+                if (l->n_calls > 0)
                         (void) systemd_barrier(m->bus);
                 /* Before the kernel writes: a crash in the middle leaves a
                  * record of every slice that may hold a reservation. */

@@ -80,7 +80,6 @@ typedef struct PolicyLoad {
         size_t n_calls;
         unsigned pending;               /* of those */
         char *failure;                  /* why a slice will not be ready */
-        bool barrier;                   /* properties were set: systemd_barrier() first */
         sd_bus_slot *job_removed;
         sd_event_source *timeout;
         ReloadWaiters waiters;
