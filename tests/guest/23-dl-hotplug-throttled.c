@@ -4,11 +4,11 @@
  * not counted as running, until its replenishment timer moves it.
  *
  * 1. Demoted before the timer fires, it must run at once on another CPU,
- *    not sit on the offline one until it comes back (patch 0013).
+ *    not sit on the offline one until it comes back (patch 0005).
  * 2. The root domain rebuilds that take the CPU offline and back recount
  *    the deadline tasks then alive; the bandwidth of the tasks that had
  *    left, waiting for their 0-lag time, must not be taken back a second
- *    time (patch 0014): once they are gone, the root domain's total_bw
+ *    time (patch 0006): once they are gone, the root domain's total_bw
  *    is what it was at the start, and the pool can be lowered to almost
  *    nothing again.
  */

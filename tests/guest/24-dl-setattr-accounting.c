@@ -6,28 +6,28 @@
  * 1. SCHED_FLAG_KEEP_PARAMS changes the clamps only: asking for
  *    SCHED_DEADLINE with it leaves a SCHED_OTHER task where it is, and a
  *    deadline task's parameters as they are; neither may charge anything
- *    (patch 0016).
+ *    (patch 0008).
  * 2. A task that has exited (a zombie) is never dequeued again, so it
  *    could never give back bandwidth charged now: SCHED_DEADLINE is
- *    refused with ESRCH (patch 0015).
+ *    refused with ESRCH (patch 0007).
  * 3. fork() while another thread moves the parent in and out of
  *    SCHED_DEADLINE: a child is never SCHED_DEADLINE, which it would be
- *    with no bandwidth admitted and in the fair class (patch 0017).
+ *    with no bandwidth admitted and in the fair class (patch 0009).
  * 4. sched_setattr(SCHED_FLAG_KEEP_POLICY) on a thread that another
  *    thread moves in and out of SCHED_DEADLINE: the call starts over when
  *    the policy changed under it, and must then not release cpuset_mutex
- *    a second time (patch 0022). The debug kernel's lockdep reports that
+ *    a second time (patch 0012). The debug kernel's lockdep reports that
  *    as a bad unlock balance, a splat that fails the run (make
  *    check-debug); here the totals must come back.
  * 5. SysRq-n (normalize_rt_tasks()) moves a deadline task to SCHED_OTHER
  *    under tasklist_lock, where __sched_setscheduler() must not take
- *    cpuset_mutex, which that path would never release (patch 0023): the
+ *    cpuset_mutex, which that path would never release (patch 0013): the
  *    next deadline admission would wait for ever. It also renices and
  *    demotes every other real-time user task of the guest; none of the
  *    guest's own services is one.
  * 6. SysRq-n on a deadline task that is running on another CPU: it must
  *    not be charged the time since boot (normalize_rt_tasks() reset the
- *    task's exec_start, patch 0028), which pushed its 0-lag time, and the
+ *    task's exec_start, patch 0017), which pushed its 0-lag time, and the
  *    return of its bandwidth, minutes away.
  */
 #include <pthread.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sched_setattr() on a task whose utilization is, for a moment, on no
- * runqueue (patch 0019):
+ * runqueue (patch 0010):
  *
  * 1. A task being woken on another CPU through that CPU's wake list: the
  *    waker took its utilization out of the old runqueue, the new CPU adds
@@ -17,13 +17,13 @@
  * 3. A task moved out of SCHED_DEADLINE while blocked, just as the
  *    handler of its inactive timer, having found it still in
  *    SCHED_DEADLINE, is about to return: the bandwidth must be given back
- *    at once, not left to that handler (patch 0020). It was never given
+ *    at once, not left to that handler (patch 0002). It was never given
  *    back: the root domain's total_bw and the pool kept one task's
  *    bandwidth (a stalled vCPU widens the window: a few rounds of the
  *    wake-list race found it in 4 of 5 boots after the earlier tests).
  *
  * Afterwards, with every deadline task gone, each runqueue's running_bw
- * and this_bw (scheduler debugfs, patch 0018) must be 0, and the pool and
+ * and this_bw (scheduler debugfs, patch 0031) must be 0, and the pool and
  * the root domain back where they were.
  */
 #include <pthread.h>

@@ -12,7 +12,7 @@
  * and the kernel must not warn: the test reads the taint flags (a WARN
  * sets W) besides the console check of the harness. The window is short:
  * 60-s stress runs hit it about once in six boots, but with a 300-us delay
- * put between the two updates of a kernel without patch 0024 this test
+ * put between the two updates of a kernel without patch 0014 this test
  * warns within its 12 seconds.
  */
 #include <stdatomic.h>

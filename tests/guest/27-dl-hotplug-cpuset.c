@@ -6,11 +6,11 @@
  * the rebuild after the hotplug counts its bandwidth there. When cpuset
  * narrows the task's affinity again (a second CPU going offline), the
  * scheduler takes the bandwidth out of that root domain, spread over its
- * active CPUs: none. Before patch 0025 that was a divide error in
+ * active CPUs: none. Before patch 0015 that was a divide error in
  * cpuset_hotplug_workfn (set_cpus_allowed_dl()), found by the stress.
  * The task's cpuset's CPUs written narrow it the same way with no rebuild
  * after it: the task must then be counted in its new root domain (patch
- * 0026), or its release takes from that domain what it never held.
+ * 0016), or its release takes from that domain what it never held.
  *
  * The task must stay alive and SCHED_DEADLINE with the offline CPUs out
  * of its affinity, the kernel must neither oops nor warn (taint D or W),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The release half of the 6.1 series' patch 0001 ("sched/deadline:
- * Release the bandwidth of a blocked task ..."), with 0020's
+ * The release half of the 6.1 series' patch 0002 ("sched/deadline:
+ * Release the bandwidth of a blocked task ..."), with 0002's
  * hrtimer_is_queued(); listed in the research's summary table (no number
  * in docs/kernel-bugs.md): a SCHED_DEADLINE task that blocked longer ago
  * than its 0-lag time, then moved out of SCHED_DEADLINE while still
@@ -50,7 +50,7 @@ int main(void)
 	pid_t pid;
 
 	repro_start("repro-blocked-leave-bw",
-		    "research summary table: 6.1 patch 0001 (release part) + 0020 "
+		    "research summary table: 6.1 patch 0002 (release part) + 0002 "
 		    "(a blocked task leaving SCHED_DEADLINE after its 0-lag time keeps its bandwidth)",
 		    "a task made SCHED_OTHER while blocked past its 0-lag time gives its bandwidth back", 60);
 	plan_total_bw_checks(3);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Bug 14 (its first half) of docs/kernel-bugs.md, fixed in the 6.1
- * series by patch 0025 ("sched/deadline: Do not divide by zero moving a
+ * series by patch 0015 ("sched/deadline: Do not divide by zero moving a
  * task off an offline CPU's root domain"): a SCHED_DEADLINE task asleep
  * on a CPU that went offline keeps that CPU as task_cpu(); the offline
  * CPU's runqueue belongs to the default root domain, where the rebuild
@@ -56,7 +56,7 @@ int main(void)
 	pid_t pid;
 
 	repro_start("repro-cpuset-offline-divide",
-		    "docs/kernel-bugs.md #14 (first half), 6.1 patch 0025 (divide error narrowing the affinity of a task asleep on an offline CPU)",
+		    "docs/kernel-bugs.md #14 (first half), 6.1 patch 0015 (divide error narrowing the affinity of a task asleep on an offline CPU)",
 		    "a deadline task asleep on an offline CPU, in a cpuset; a second CPU goes offline: no divide error",
 		    90);
 	require_two_offlinable_cpus(&cpu_x, &cpu_y);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Bug 14 (its second half) of docs/kernel-bugs.md, fixed in the 6.1
- * series by patch 0026 ("sched/deadline: Count a task moved off an
+ * series by patch 0016 ("sched/deadline: Count a task moved off an
  * offline CPU's root domain in its new one"): when cpuset narrows the
  * affinity of a SCHED_DEADLINE task asleep on an offline CPU (counted in
  * the default root domain, which has no active CPU),
@@ -18,10 +18,10 @@
  * task's 104857 more than just before the write, and once the task has
  * exited, exactly what it held before the write.
  *
- * The same write divides by zero first on a kernel without the 0025 fix
+ * The same write divides by zero first on a kernel without the 0015 fix
  * (bug 14's first half, see repro-cpuset-offline-divide): on stock 6.12
  * the write oopses (reported as such, and this reproducer then fails for
- * 0025, not 0026); on a kernel with 0025 and without 0026 the two
+ * 0015, not 0016); on a kernel with 0015 and without 0016 the two
  * total_bw checks fail (+0, then -104857).
  *
  * Needs 2 CPUs (one hot-pluggable) and the cgroup v2 cpuset controller.
@@ -43,7 +43,7 @@ int main(void)
 	pid_t pid;
 
 	repro_start("repro-cpuset-offline-uncounted",
-		    "docs/kernel-bugs.md #14 (second half), 6.1 patch 0026 (a task moved off an offline CPU's root domain counted nowhere)",
+		    "docs/kernel-bugs.md #14 (second half), 6.1 patch 0016 (a task moved off an offline CPU's root domain counted nowhere)",
 		    "a deadline task asleep on an offline CPU, its cpuset's CPUs written: counted in cpu0's root domain",
 		    90);
 	cpu_x = require_offlinable_cpu();
@@ -78,8 +78,8 @@ int main(void)
 		/* The oops left the task's pi_lock held: waking it would spin for ever. */
 		repro_forget_kid(pid);
 		repro.wedged = 1;
-		diag("the write failed (taint %lld, was %lld): on a kernel without the 0025 fix this is its "
-		     "divide error, which hides 0026; see repro-cpuset-offline-divide", kernel_tainted(), taint0);
+		diag("the write failed (taint %lld, was %lld): on a kernel without the 0015 fix this is its "
+		     "divide error, which hides 0016; see repro-cpuset-offline-divide", kernel_tainted(), taint0);
 		tap_result(false, "cpuset.cpus written under the task asleep on an offline CPU");
 		tap_skip("not reached");
 		tap_skip("not reached");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 8 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0017
+ * Bug 8 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0009
  * ("sched/core: Copy the parent's policy and priorities consistently"):
  * fork() copies the parent's policy without a lock (dup_task_struct()),
  * and sched_fork() reads its normal_prio later. A parent moved out of
@@ -33,7 +33,7 @@ int main(void)
 	int status;
 
 	repro_start("repro-fork-policy-race",
-		    "docs/kernel-bugs.md #8, 6.1 patch 0017 (fork() racing a policy change: a SCHED_DEADLINE child without bandwidth)",
+		    "docs/kernel-bugs.md #8, 6.1 patch 0009 (fork() racing a policy change: a SCHED_DEADLINE child without bandwidth)",
 		    "fork while another thread moves the parent in and out of SCHED_DEADLINE: no child is SCHED_DEADLINE (statistical)",
 		    90);
 	require_sched_debugfs();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 7 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0016
+ * Bug 7 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0008
  * ("sched/deadline: Leave the bandwidth alone under
  * SCHED_FLAG_KEEP_PARAMS"): sched_setattr() with SCHED_FLAG_KEEP_PARAMS
  * runs the deadline admission on parameters it then does not apply.
@@ -36,7 +36,7 @@ int main(void)
 	pid_t pid;
 
 	repro_start("repro-keep-params-bw",
-		    "docs/kernel-bugs.md #7, 6.1 patch 0016 (SCHED_FLAG_KEEP_PARAMS charges bandwidth)",
+		    "docs/kernel-bugs.md #7, 6.1 patch 0008 (SCHED_FLAG_KEEP_PARAMS charges bandwidth)",
 		    "SCHED_DEADLINE with SCHED_FLAG_KEEP_PARAMS on a SCHED_OTHER task: nothing charged", 60);
 	plan_total_bw_checks(3);
 	start = rd_total_bw(0);

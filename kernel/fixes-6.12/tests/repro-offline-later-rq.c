@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 11 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0021
+ * Bug 11 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0011
  * ("sched/deadline: Do not migrate a throttled task to a CPU going
  * offline"): the replenishment timer of a task throttled on a CPU that
  * went offline moves it to the runqueue find_lock_later_rq() picks, from
@@ -29,7 +29,7 @@ int main(void)
 	int cpus[2];
 
 	repro_start("repro-offline-later-rq",
-		    "docs/kernel-bugs.md #11, 6.1 patch 0021 (a throttled task moved to a CPU going offline)",
+		    "docs/kernel-bugs.md #11, 6.1 patch 0011 (a throttled task moved to a CPU going offline)",
 		    "deadline tasks throttling while two CPUs go offline and online concurrently for 15 s (statistical stress)",
 		    120);
 	require_two_offlinable_cpus(&cpus[0], &cpus[1]);

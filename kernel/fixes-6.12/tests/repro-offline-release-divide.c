@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 3 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0012
+ * Bug 3 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0001
  * ("sched/deadline: Do not divide by zero releasing a task's
  * bandwidth"). kernel-bugs.md files it under the series' own code (its
  * 6.1 crash was in the series' dl_task_release_bw()), but the research
- * notes (build/fixes-612/research.md, "Note on 0012") find the same
+ * notes (build/fixes-612/research.md, "Note on 0001") find the same
  * division in mainline 6.12, unverified: the inactive timer of a task
  * that exited before its 0-lag time releases its bandwidth with
  * __dl_sub(dl_b, p->dl.dl_bw, dl_bw_cpus(task_cpu(p)))
@@ -65,7 +65,7 @@ int main(void)
 	pid_t pid;
 
 	repro_start("repro-offline-release-divide",
-		    "docs/kernel-bugs.md #3, 6.1 patch 0012 (divide by zero releasing the bandwidth of a task whose last CPU went offline; "
+		    "docs/kernel-bugs.md #3, 6.1 patch 0001 (divide by zero releasing the bandwidth of a task whose last CPU went offline; "
 		    "filed as the series' own code, the same division is in mainline inactive_task_timer())",
 		    "a deadline task exits within its 0-lag window, its CPU goes offline, the 0-lag time passes: no divide error",
 		    60);

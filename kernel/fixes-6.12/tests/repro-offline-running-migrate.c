@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 2 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0011
+ * Bug 2 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0004
  * ("sched/deadline: Do not migrate a running task off an offline
  * runqueue"): with CPU hotplug, a deadline task throttled while still
  * running on a CPU going offline (its runqueue already !online) is
@@ -29,7 +29,7 @@ int main(void)
 	int cpu;
 
 	repro_start("repro-offline-running-migrate",
-		    "docs/kernel-bugs.md #2, 6.1 patch 0011 (the replenishment timer migrates a task still running on an offline runqueue)",
+		    "docs/kernel-bugs.md #2, 6.1 patch 0004 (the replenishment timer migrates a task still running on an offline runqueue)",
 		    "deadline tasks throttling while a CPU goes offline and online for 15 s (statistical stress)", 120);
 	cpu = require_offlinable_cpu();
 	require_dl_admission();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 5 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0014
+ * Bug 5 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0006
  * ("sched/deadline: Do not take back bandwidth a root domain rebuild
  * dropped"): a root domain rebuild (CPU hotplug, cpuset changes) zeroes
  * total_bw and recounts the tasks then in SCHED_DEADLINE
@@ -57,7 +57,7 @@ int main(void)
 	pid_t pid;
 
 	repro_start("repro-rebuild-total-bw",
-		    "docs/kernel-bugs.md #5, 6.1 patch 0014 (a root domain rebuild's bandwidth taken back a second time)",
+		    "docs/kernel-bugs.md #5, 6.1 patch 0006 (a root domain rebuild's bandwidth taken back a second time)",
 		    "a task leaves SCHED_DEADLINE before its 0-lag time, a rebuild, then the 0-lag time: total_bw as before",
 		    90);
 	cpu = require_offlinable_cpu();

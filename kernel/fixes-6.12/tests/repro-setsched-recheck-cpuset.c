@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 12 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0022
+ * Bug 12 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0012
  * ("sched/core: Forget the cpuset lock when __sched_setscheduler()
  * starts over"): sched_setattr(SCHED_FLAG_KEEP_POLICY), or
  * sched_setparam(), on a SCHED_DEADLINE thread that another thread moves
@@ -62,7 +62,7 @@ int main(void)
 	int kmsg, err, seen;
 
 	repro_start("repro-setsched-recheck-cpuset",
-		    "docs/kernel-bugs.md #12, 6.1 patch 0022 (cpuset_mutex released twice after __sched_setscheduler() starts over)",
+		    "docs/kernel-bugs.md #12, 6.1 patch 0012 (cpuset_mutex released twice after __sched_setscheduler() starts over)",
 		    "sched_setattr(KEEP_POLICY)/sched_setparam() racing a policy change; witness: lockdep on the console",
 		    90);
 	require_dl_admission();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The "+1" of docs/kernel-bugs.md ("Found by reading: SysRq-n"), fixed
- * in the 6.1 series by patch 0023 ("sched/core: Do not take
+ * in the 6.1 series by patch 0013 ("sched/core: Do not take
  * cpuset_mutex for normalize_rt_tasks()"): SysRq-n (normalize_rt_tasks(),
  * also "echo n > /proc/sysrq-trigger") demotes every SCHED_DEADLINE user
  * task through __sched_setscheduler(p, &attr, false, false), which takes
@@ -43,7 +43,7 @@ int main(void)
 	pid_t pid;
 
 	repro_start("repro-sysrq-n-cpuset-mutex",
-		    "docs/kernel-bugs.md, found by reading: SysRq-n (the +1), 6.1 patch 0023 (SysRq-n leaves cpuset_mutex locked)",
+		    "docs/kernel-bugs.md, found by reading: SysRq-n (the +1), 6.1 patch 0013 (SysRq-n leaves cpuset_mutex locked)",
 		    "SysRq-n beside one SCHED_DEADLINE task, then a new admission must complete within 5 s", 60);
 	require_sysrq_trigger();
 	require_no_other_dl_tasks("with the bug");

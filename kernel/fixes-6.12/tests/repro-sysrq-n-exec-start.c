@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * docs/kernel-bugs.md, "Found by CI: SysRq-n charges a running task the
- * time since boot", fixed in the 6.1 series by patch 0028 ("sched/core:
+ * time since boot", fixed in the 6.1 series by patch 0017 ("sched/core:
  * Do not reset the exec_start of a running task"): normalize_rt_tasks()
  * sets p->se.exec_start = 0 for every user task, without its runqueue
  * lock (6.12: kernel/sched/core.c). For a task running at that moment,
@@ -15,19 +15,19 @@
  *    itself in a loop and publishes; a task's read of its own clock
  *    charges it first) must not grow by more than the wall time (10 ms
  *    of slack). No deadline task
- *    is involved, so bug +1 (0023) cannot interfere. Up to 3 presses, as
+ *    is involved, so bug +1 (0013) cannot interfere. Up to 3 presses, as
  *    the task may be off its CPU at one instant; on stock 6.12 the first
  *    one normally charges it the uptime.
  * 2. A SCHED_DEADLINE task (95 ms/100 ms, spinning on another CPU) the
  *    same: its CPU time, and after it is killed the root domain's
  *    total_bw must be back within 2 s. On stock 6.12 both fail (unless it
  *    was throttled at that instant, 5 % of the time). On a kernel without
- *    the 0023 fix this part also leaves cpuset_mutex locked (see
+ *    the 0013 fix this part also leaves cpuset_mutex locked (see
  *    repro-sysrq-n-cpuset-mutex): the reproducer says so at the end, and
  *    the kernel then needs a reboot.
  *
  * Needs 2 CPUs. Refuses to run beside other SCHED_DEADLINE tasks (SysRq-n
- * demotes them, and two or more hang a kernel without 0023). SysRq-n also
+ * demotes them, and two or more hang a kernel without 0013). SysRq-n also
  * renices negative-nice user tasks to 0 and demotes real-time user tasks.
  */
 #include "repro.h"
@@ -121,13 +121,13 @@ int main(void)
 	pid_t pid;
 
 	repro_start("repro-sysrq-n-exec-start",
-		    "docs/kernel-bugs.md, found by CI: SysRq-n charges a running task the time since boot, 6.1 patch 0028",
+		    "docs/kernel-bugs.md, found by CI: SysRq-n charges a running task the time since boot, 6.1 patch 0017",
 		    "SysRq-n beside a running task: it is charged no more CPU time than passed", 60);
 	require_sysrq_trigger();
 	if (ncpus_online() < 2)
 		skip_all("one CPU: the task must run on another CPU than the SysRq writer");
 	require_sched_debugfs();
-	require_no_other_dl_tasks("without the 0023 fix");
+	require_no_other_dl_tasks("without the 0013 fix");
 	require_dl_admission();
 	tap_plan(3);
 	sh = shared_alloc(sizeof(*sh));
@@ -173,7 +173,7 @@ int main(void)
 	tap_result(after == base, "its bandwidth is back in the root domain within 2 s of its exit");
 	err = cpuset_mutex_probe(3000);
 	if (err == REPRO_EHUNG)
-		diag("NOTE: a deadline admission now hangs: SysRq-n left cpuset_mutex locked (bug +1, 0023, "
+		diag("NOTE: a deadline admission now hangs: SysRq-n left cpuset_mutex locked (bug +1, 0013, "
 		     "see repro-sysrq-n-cpuset-mutex); reboot before running other reproducers");
 	tap_finish();
 }

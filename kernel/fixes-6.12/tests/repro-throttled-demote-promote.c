@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 1 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0010
+ * Bug 1 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0003
  * ("sched/deadline: Do not leave a task throttled when it left
  * SCHED_DEADLINE"): a throttled deadline task moved to SCHED_OTHER keeps
  * dl_throttled; its replenishment timer then finds it no longer a
@@ -95,7 +95,16 @@ static int attempt(int n)
 		bail("pipe: %s", strerror(errno));
 	task = spawn(child, NULL);
 	close(gate[0]);
-	wait_child_in_dl(&sh->ready, &sh->err, -1);
+	if (!wait_ready(&sh->ready)) {
+		/* Throttled before it could say so: its admission time is unknown. */
+		diag("attempt %d: the child did not report its admission in 5 s; again", n);
+		set_other(task);
+		kill_kid(task);
+		close(gate[1]);
+		return -1;
+	}
+	if (sh->err)
+		bail("the child could not enter SCHED_DEADLINE: %s", strerror(-sh->err));
 	/* Throttled: the count stands still. */
 	for (i = 0; i < 100; i++) {
 		before = sh->count;
@@ -147,6 +156,8 @@ static int attempt(int n)
 	diag("attempt %d: demoted while throttled, replenishment timer passed, promoted %.0f ms before "
 	     "its 0-lag time, woken: %s (state %c)", n, ((double)zerolag - (double)now_ns()) / 1e6,
 	     result ? "it ran" : "it did not run in 1.5 s", proc_state(task));
+	if (!result)
+		diag_task_sched(task);
 	set_other(task);
 	kill_kid(task);
 	task = 0;
@@ -159,7 +170,7 @@ int main(void)
 	int n, result = -1;
 
 	repro_start("repro-throttled-demote-promote",
-		    "docs/kernel-bugs.md #1, 6.1 patch 0010 (a throttled task that left SCHED_DEADLINE and came back stays throttled for ever)",
+		    "docs/kernel-bugs.md #1, 6.1 patch 0003 (a throttled task that left SCHED_DEADLINE and came back stays throttled for ever)",
 		    "throttled, demoted, replenishment timer passes, promoted before its 0-lag time: it must run",
 		    60);
 	require_dl_admission();

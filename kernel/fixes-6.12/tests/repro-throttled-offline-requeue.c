@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 4 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0013
+ * Bug 4 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0005
  * ("sched/deadline: Move a throttled task off an offline CPU ..."): a
  * throttled deadline task is not counted in nr_running, so a CPU going
  * offline leaves it queued there for its replenishment timer to move
@@ -33,7 +33,7 @@ int main(void)
 	pid_t pid;
 
 	repro_start("repro-throttled-offline-requeue",
-		    "docs/kernel-bugs.md #4, 6.1 patch 0013 (a throttled task on an offline CPU requeued there by sched_setattr())",
+		    "docs/kernel-bugs.md #4, 6.1 patch 0005 (a throttled task on an offline CPU requeued there by sched_setattr())",
 		    "a task throttled on a CPU gone offline, made SCHED_OTHER: it runs elsewhere at once", 90);
 	cpu = require_offlinable_cpu();
 	require_dl_admission();

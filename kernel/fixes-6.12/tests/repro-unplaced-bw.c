@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 9 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0019
+ * Bug 9 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0010
  * ("sched/deadline: Leave a task's utilization alone while it is on no
  * runqueue"): sched_setattr() on a task that is, for a moment, in no
  * runqueue's utilization puts a runqueue's this_bw/running_bw off by the
@@ -14,7 +14,7 @@
  *     is never counted as active, and running_bw underflows when it blocks.
  * 6.12 code is the same (kernel/sched/deadline.c, core.c).
  *
- * 6.12 does not print running_bw/this_bw (the series' 0018 does), so the
+ * 6.12 does not print running_bw/this_bw (the series' 0031 does), so the
  * witness is the scheduler's own checks: with CONFIG_SCHED_DEBUG (Debian
  * has it), SCHED_WARN_ON() in __add_running_bw()/__sub_running_bw()/
  * __add_rq_bw()/__sub_rq_bw() warn once ("dl_rq->running_bw >
@@ -192,7 +192,7 @@ int main(void)
 	int kmsg, round, warned;
 
 	repro_start("repro-unplaced-bw",
-		    "docs/kernel-bugs.md #9, 6.1 patch 0019 (sched_setattr() on a task on a wake list, or a new task, puts a runqueue's utilization off)",
+		    "docs/kernel-bugs.md #9, 6.1 patch 0010 (sched_setattr() on a task on a wake list, or a new task, puts a runqueue's utilization off)",
 		    "wake-list and fork races against sched_setattr(): no GRUB utilization warning (statistical, WARN_ONCE)",
 		    90);
 	require_dl_admission();

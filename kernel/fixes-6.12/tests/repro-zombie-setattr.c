@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bug 6 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0015
+ * Bug 6 of docs/kernel-bugs.md, fixed in the 6.1 series by patch 0007
  * ("sched/deadline: Refuse deadline parameters for a task that has
  * exited"): sched_setattr() makes a zombie SCHED_DEADLINE. The admission
  * charges the root domain, and a dead task is never dequeued again, so
@@ -76,7 +76,7 @@ static bool try_zombie(const char *what, pid_t pid)
 		diag("%s now reports SCHED_DEADLINE %" PRIu64 "/%" PRIu64 " ns", what,
 		     (uint64_t)got.sched_runtime, (uint64_t)got.sched_period);
 	if (err && err != -ESRCH)
-		diag("refused, but not with ESRCH as the 0015 fix does");
+		diag("refused, but not with ESRCH as the 0007 fix does");
 	return err && after == before;
 }
 
@@ -88,7 +88,7 @@ int main(void)
 	bool ok;
 
 	repro_start("repro-zombie-setattr",
-		    "docs/kernel-bugs.md #6, 6.1 patch 0015 (a zombie made SCHED_DEADLINE)",
+		    "docs/kernel-bugs.md #6, 6.1 patch 0007 (a zombie made SCHED_DEADLINE)",
 		    "sched_setattr(SCHED_DEADLINE) on zombies: refused, nothing charged", 60);
 	plan_total_bw_checks(3);
 	start = rd_total_bw(0);

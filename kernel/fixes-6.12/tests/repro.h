@@ -738,6 +738,31 @@ static inline int proc_sched_field(pid_t pid, const char *name, long long *v)
 }
 
 /*
+ * For a failure: what the scheduler says of @pid (its /proc/PID/sched
+ * deadline fields, switches and policy, its state and CPU), against the
+ * monotonic clock the rq clock roughly follows.
+ */
+static inline void diag_task_sched(pid_t pid)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	diag("task %d: state %c, last on CPU %d, CLOCK_MONOTONIC %llu ns", (int)pid, proc_state(pid),
+	     last_cpu(pid), (unsigned long long)now_ns());
+	snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "dl.", 3) || strstr(line, "nr_switches") || !strncmp(line, "policy", 6) ||
+		    strstr(line, "sum_exec_runtime"))
+			diag("  %s", line);
+	}
+	fclose(f);
+}
+
+/*
  * User threads in SCHED_DEADLINE (not kernel threads), besides those of
  * process @except; their "pid/tid comm" into @desc.
  */
@@ -805,7 +830,7 @@ static inline void require_sysrq_trigger(void)
 
 /*
  * Skip beside other user SCHED_DEADLINE tasks before a SysRq-n: it would
- * demote them too, and on a kernel without 0023 (@buggy_kernel, as the
+ * demote them too, and on a kernel without 0013 (@buggy_kernel, as the
  * message words it) two or more deadline tasks hang the machine.
  */
 static inline void require_no_other_dl_tasks(const char *buggy_kernel)
@@ -1182,7 +1207,7 @@ static inline void *dl_toggler(void *arg)
 /*
  * Can a SCHED_DEADLINE task be admitted within @timeout_ms? Admission
  * takes cpuset_mutex: a kernel where SysRq-n left it locked (bug +1,
- * 0023) hangs here, as does one where an oops killed its holder. 0, or
+ * 0013) hangs here, as does one where an oops killed its holder. 0, or
  * -errno of the admission, or REPRO_EHUNG (the probe is left behind).
  */
 /*
@@ -1221,7 +1246,7 @@ static inline void require_dl_admission(void)
 
 	if (err == REPRO_EHUNG)
 		skip_all("a SCHED_DEADLINE admission hangs for 5 s: cpuset_mutex is held "
-			 "(an earlier SysRq-n on a kernel without the 0023 fix, or an oops): reboot first");
+			 "(an earlier SysRq-n on a kernel without the 0013 fix, or an oops): reboot first");
 	if (err)
 		skip_all("cannot admit a SCHED_DEADLINE task: %s", repro_strerror(err));
 	sleep_ms(100);	/* the probe's bandwidth is back (see cpuset_mutex_probe_fn()) */
