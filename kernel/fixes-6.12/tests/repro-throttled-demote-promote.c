@@ -14,11 +14,13 @@
  * Recipe (no hotplug):
  *   1. a child enters SCHED_DEADLINE, 100 us every 1 s, and spins: it is
  *      throttled after its first tick, its runtime a little negative;
- *      /proc/PID/sched gives dl.runtime, hence its 0-lag time, which is
- *      deadline + overrun x 10000 (seconds away for a tick's overrun);
- *   2. it is made SCHED_OTHER (runs again), then blocks on a pipe;
- *   3. after its deadline (the replenishment timer has fired) and before
- *      its 0-lag time, it is made SCHED_DEADLINE again while asleep;
+ *   2. it is made SCHED_OTHER; /proc/PID/sched then gives its frozen
+ *      dl.runtime and dl.deadline, hence its 0-lag time, deadline +
+ *      overrun x 10000 (seconds away for a tick's overrun); it runs
+ *      again, then blocks on a pipe;
+ *   3. after its deadline (the replenishment timer has fired), by the
+ *      runqueue clock the deadline is in, and before its 0-lag time, it
+ *      is made SCHED_DEADLINE again while asleep;
  *   4. it is woken: it must run within 1.5 s.
  * On stock 6.12 it never runs again (the reproducer demotes it at the
  * end, which frees it). If the overrun is too small to leave a usable
@@ -28,12 +30,11 @@
 
 #define RUNTIME (100 * NSEC_PER_USEC)
 #define PERIOD (1 * NSEC_PER_SEC)
-#define MARGIN (150 * NSEC_PER_MSEC)
+#define MARGIN (400 * NSEC_PER_MSEC)	/* covers the runqueue clocks' skew across CPUs */
 
 struct shared {
 	volatile unsigned long count;
 	volatile int ready, err, block, blocked;
-	volatile uint64_t t_admit;
 };
 
 static struct shared *sh;
@@ -47,7 +48,6 @@ static int child(void *arg)
 	(void)arg;
 	close(gate[1]);
 	sh->err = set_dl(0, RUNTIME, PERIOD);
-	sh->t_admit = now_ns();
 	sh->ready = 1;
 	if (sh->err)
 		return 1;
@@ -82,12 +82,22 @@ static bool advances(unsigned long before, int ms)
 	return sh->count != before;
 }
 
+/* Give up on an attempt that found no usable window. */
+static int again(void)
+{
+	set_other(task);
+	kill_kid(task);
+	task = 0;
+	close(gate[1]);
+	return -1;
+}
+
 /* One attempt: 1 ran, 0 stuck, -1 no usable window. */
 static int attempt(int n)
 {
 	unsigned long before;
 	long long runtime = 1, deadline = 0, window;
-	uint64_t promote_at, zerolag;
+	uint64_t now, zerolag;
 	int i, err, result;
 
 	memset((void *)sh, 0, sizeof(*sh));
@@ -96,41 +106,47 @@ static int attempt(int n)
 	task = spawn(child, NULL);
 	close(gate[0]);
 	if (!wait_ready(&sh->ready)) {
-		/* Throttled before it could say so: its admission time is unknown. */
 		diag("attempt %d: the child did not report its admission in 5 s; again", n);
-		set_other(task);
-		kill_kid(task);
-		close(gate[1]);
-		return -1;
+		return again();
 	}
 	if (sh->err)
 		bail("the child could not enter SCHED_DEADLINE: %s", strerror(-sh->err));
-	/* Throttled: the count stands still. */
-	for (i = 0; i < 100; i++) {
+	/*
+	 * Throttled: the count stands still and the runtime is spent. Its
+	 * dl.runtime and dl.deadline stay as they are until the replenishment
+	 * timer fires, at dl.deadline; they are read before the demotion (a
+	 * task out of SCHED_DEADLINE has none in /proc/PID/sched), which must
+	 * come well before the timer. The times are the runqueue clock's, the
+	 * one dl.deadline is in; its 0-lag time is dl.deadline + overrun x
+	 * period/runtime.
+	 */
+	for (i = 0; i < 300; i++) {
 		before = sh->count;
 		sleep_ms(20);
-		if (before && sh->count == before)
+		if (sh->count != before || proc_sched_field(task, "dl.runtime", &runtime) || runtime >= 0 ||
+		    proc_sched_field(task, "dl.deadline", &deadline))
+			continue;
+		now = rq_clock_now_ns();
+		if (!now)
+			bail("se.exec_start of /proc/self/sched unreadable");
+		if (now + MARGIN < (uint64_t)deadline)
 			break;
 	}
-	if (proc_sched_field(task, "dl.runtime", &runtime) ||
-	    proc_sched_field(task, "dl.deadline", &deadline))
-		bail("dl.runtime of /proc/%d/sched unreadable", (int)task);
-	window = runtime < 0 ? (long long)((-runtime) * (PERIOD / RUNTIME)) : 0;
-	zerolag = sh->t_admit + PERIOD + window;
-	promote_at = sh->t_admit + PERIOD + MARGIN;
-	diag("attempt %d: throttled with dl.runtime %lld ns: its 0-lag time is %.0f ms after its deadline",
-	     n, runtime, window / 1e6);
-	if (runtime >= 0 || zerolag < promote_at + 2 * MARGIN || now_ns() > sh->t_admit + PERIOD / 2) {
-		diag("attempt %d: no usable window (throttled %s, %.0f ms after admission); again", n,
-		     runtime < 0 ? "yes" : "no", (now_ns() - sh->t_admit) / 1e6);
-		set_other(task);
-		kill_kid(task);
-		close(gate[1]);
-		return -1;
+	if (i == 300) {
+		diag("attempt %d: never found throttled well before its deadline; again", n);
+		return again();
 	}
 	err = set_other(task);
 	if (err)
 		bail("sched_setattr(SCHED_OTHER): %s", strerror(-err));
+	window = (long long)((-runtime) * (PERIOD / RUNTIME));
+	zerolag = deadline + window;
+	diag("attempt %d: demoted with dl.runtime %lld ns, %.0f ms before its deadline; its 0-lag time %.0f ms after it",
+	     n, runtime, ((double)deadline - (double)now) / 1e6, window / 1e6);
+	if (window < (long long)(4 * MARGIN)) {
+		diag("attempt %d: too small an overrun; again", n);
+		return again();
+	}
 	before = sh->count;
 	if (!advances(before, 500))
 		bail("the task does not run as SCHED_OTHER");
@@ -139,12 +155,12 @@ static int attempt(int n)
 		sleep_ms(5);
 	if (proc_state(task) != 'S')
 		bail("the task did not block");
-	sleep_until(promote_at);
-	if (now_ns() + MARGIN > zerolag) {
+	/* Past its deadline: the replenishment timer has fired. */
+	while ((now = rq_clock_now_ns()) < (uint64_t)deadline + MARGIN)
+		sleep_ms(10);
+	if (now + MARGIN > zerolag) {
 		diag("attempt %d: too late for the window; again", n);
-		kill_kid(task);
-		close(gate[1]);
-		return -1;
+		return again();
 	}
 	err = set_dl(task, RUNTIME, PERIOD);
 	if (err)
@@ -154,7 +170,7 @@ static int attempt(int n)
 		bail("write: %s", strerror(errno));
 	result = advances(before, 1500);
 	diag("attempt %d: demoted while throttled, replenishment timer passed, promoted %.0f ms before "
-	     "its 0-lag time, woken: %s (state %c)", n, ((double)zerolag - (double)now_ns()) / 1e6,
+	     "its 0-lag time, woken: %s (state %c)", n, ((double)zerolag - (double)now) / 1e6,
 	     result ? "it ran" : "it did not run in 1.5 s", proc_state(task));
 	if (!result)
 		diag_task_sched(task);
