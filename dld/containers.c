@@ -60,6 +60,11 @@ void containers_forget(Manager *m, Service *s, const char *why) {
         service_forget(m, s);
 }
 
+static int containers_keep_record(Manager *m, const Service *s) {
+        return records_container_save(m->run_dir, s->container_id, s->container_name, s->cgroup,
+                                      s->state == SERVICE_ADMITTED ? s->group : NULL, &s->req);
+}
+
 static int containers_new(Manager *m, const char *id, const char *name, const char *cgroup, DeadlineRequest *req,
                          Service **ret) {
         _cleanup_free_ char *unit = NULL, *slice = NULL;
@@ -149,7 +154,7 @@ int containers_admit(Manager *m, const char *id, const char *name, const char *c
         if (s->state == SERVICE_ADMITTED)
                 s->container_started = true;
         sd_bus_error_free(error);               /* degraded: an answer, not an error */
-        r = records_container_save(m->run_dir, s->container_id, s->container_name, s->cgroup, &s->req);
+        r = containers_keep_record(m, s);
         if (r < 0)
                 log_warning("%s: cannot record container %s: %s; a restart of dld would forget it",
                             s->unit, s->container_name, strerror(-r));
@@ -201,11 +206,23 @@ void containers_restore(Manager *m) {
                 if (containers_new(m, c.id, c.name, c.cgroup, &c.req, &s) < 0)
                         continue;
                 s->container_started = true;
-                r = service_admit(m, s, true, NULL);
-                if (r == -ESRCH)
+                if (c.admitted_group) {
+                        /* Admitted when dld went down: it stays so, whatever
+                         * the policy says now (a running container is never
+                         * stopped or degraded by a restart of dld). */
+                        s->group = steal_pointer(&c.admitted_group);
+                        r = service_resume(m, s);
+                } else
+                        /* Refused before, or a record without the group: decide
+                         * again, without the group's on_refusal action. */
+                        r = service_admit(m, s, false, NULL);
+                if (r == -ENOMEM || r == -ESRCH) {
                         service_forget(m, s);
-                else
-                        log_info("%s: container %s (%s) found again after a restart: %s", s->unit, s->container_name,
-                                 s->container_id, service_state_to_string(s->state));
+                        continue;
+                }
+                if (containers_keep_record(m, s) < 0)
+                        log_warning("%s: cannot record container %s", s->unit, s->container_name);
+                log_info("%s: container %s (%s) found again after a restart: %s", s->unit, s->container_name,
+                         s->container_id, service_state_to_string(s->state));
         }
 }

@@ -131,8 +131,8 @@ char *records_containers_dir(const char *run_dir) {
 }
 
 int records_container_save(const char *run_dir, const char *id, const char *name, const char *cgroup,
-                           const DeadlineRequest *req) {
-        _cleanup_free_ char *text = container_record_format(id, name, cgroup, req);
+                           const char *admitted_group, const DeadlineRequest *req) {
+        _cleanup_free_ char *text = container_record_format(id, name, cgroup, admitted_group, req);
 
         return record_write(run_dir, "containers", id, ".conf", text);
 }

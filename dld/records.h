@@ -38,7 +38,7 @@ char **records_admitted_units(const char *run_dir);
 /* run_dir/containers, allocated. */
 char *records_containers_dir(const char *run_dir);
 int records_container_save(const char *run_dir, const char *id, const char *name, const char *cgroup,
-                           const DeadlineRequest *req);
+                           const char *admitted_group, const DeadlineRequest *req);
 void records_container_remove(const char *run_dir, const char *id);
 
 /* run_dir/slices: every slice whose group dld may have reserved, one per

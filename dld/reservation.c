@@ -46,7 +46,7 @@ static bool template_equal(const DlTemplate *a, const DlTemplate *b) {
  * by hand) goes first, so that every task takes the new parameters: its
  * tasks are normal until the new one admits them again. If the new one
  * does not fit, the old one is put back. */
-static int reservation_set_template(Manager *m, Service *s) {
+static int reservation_set_template(Manager *m, Service *s, bool *ret_lost) {
         unsigned cpus = kernelfs_cpus(m->kfs);
         DlTemplate t = {
                 .nr = admission_threads_count(s->req.threads, cpus),
@@ -67,8 +67,13 @@ static int reservation_set_template(Manager *m, Service *s) {
                 }
                 r = kernelfs_template_write(m->kfs, s->cgroup, &t);
                 if (r < 0) {
-                        if (old.nr > 0 && kernelfs_template_write(m->kfs, s->cgroup, &old) < 0)
-                                log_warning("%s: cannot put the previous task template back in %s", s->unit, s->cgroup);
+                        int q = old.nr > 0 ? kernelfs_template_write(m->kfs, s->cgroup, &old) : 0;
+
+                        if (q < 0) {
+                                log_warning("%s: cannot put the previous task template back in %s: %s", s->unit,
+                                            s->cgroup, strerror(-q));
+                                *ret_lost = true;
+                        }
                         return r;
                 }
         }
@@ -84,13 +89,14 @@ static int reservation_set_template(Manager *m, Service *s) {
  * request's period. Runtime and period are separate writes, each checked
  * by the kernel: try both orders, restore on failure. -ERANGE: the threads
  * need more than the CPUs. */
-int reservation_set(Manager *m, Service *s) {
+int reservation_set(Manager *m, Service *s, bool *ret_lost) {
         int64_t old_rt, old_pe, rt, pe = (int64_t) s->req.period_usec;
         uint64_t runtime;
-        int r;
+        int r, q;
 
+        *ret_lost = false;
         if (s->promote == PROMOTE_CGROUP)
-                return reservation_set_template(m, s);
+                return reservation_set_template(m, s, ret_lost);
 
         r = admission_threads_runtime(s->req.runtime_usec, s->req.period_usec, s->req.threads, kernelfs_cpus(m->kfs), &runtime);
         if (r < 0)
@@ -116,7 +122,13 @@ int reservation_set(Manager *m, Service *s) {
                         r = kernelfs_cgroup_write(m->kfs, s->cgroup, second, v2);
                         if (r == 0)
                                 break;
-                        (void) kernelfs_cgroup_write(m->kfs, s->cgroup, first, old1);
+                        q = kernelfs_cgroup_write(m->kfs, s->cgroup, first, old1);
+                        if (q < 0) {
+                                log_warning("%s: cannot put %s of %s back to %" PRId64 ": %s", s->unit, first,
+                                            s->cgroup, old1, strerror(-q));
+                                *ret_lost = true;
+                                break;
+                        }
                         if (r != -EINVAL)
                                 break;  /* EBUSY in one order is EBUSY in both */
                 }

@@ -16,9 +16,10 @@
  * (DL_BW_UNLIMITED when unknown). */
 uint64_t reservation_group_free_bw(Manager *m, const char *group);
 /* Writes the reservation for s->req's threads; 0 or a negative errno,
- * the cgroup's old values restored. -ERANGE: more than the CPUs (per-CPU
+ * the cgroup's old values restored: *ret_lost tells when they could not
+ * be (the old reservation is gone). -ERANGE: more than the CPUs (per-CPU
  * reservations). Sets s->by_template. */
-int reservation_set(Manager *m, Service *s);
+int reservation_set(Manager *m, Service *s, bool *ret_lost);
 void reservation_release(Manager *m, Service *s);
 /* req of s as the admission model takes it. */
 ServiceRequest reservation_request(const Service *s, const DeadlineRequest *req);

@@ -181,7 +181,7 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
                 return r;
         }
 
-        r = reservation_set(m, s);
+        r = reservation_set(m, s, &(bool) {false});
         if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
                 (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
                 return -ESRCH;
@@ -287,13 +287,36 @@ static void note_without_request(Manager *m, const char *unit, const char *invoc
         (void) strv_extend(&m->without_request, k);    /* only a cache */
 }
 
+int service_resume(Manager *m, Service *s) {
+        _cleanup_free_ char *reason = NULL;
+        uint64_t free_bw;
+        int r;
+
+        /* In place already, normally: nothing is written. */
+        r = reservation_set(m, s, &(bool) {false});
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                free_bw = reservation_group_free_bw(m, s->group);
+                reason = reservation_refusal_reason(m, s, &s->req, r, free_bw);
+                if (!reason)
+                        return -ENOMEM;
+                /* Lost while dld was down (someone wrote the cgroup): no action. */
+                service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, free_bw, false);
+                return r;
+        }
+        s->state = SERVICE_ADMITTED;
+        service_threads_follow(m, s);
+        (void) service_threads_watch(m, s);
+        return 0;
+}
+
 /* After a restart of dld: what it admitted for this activation of unit
  * stays as it was, whatever the unit's files or the policy say now (a new
  * request applies from the unit's next start, or by hand). 0: kept;
  * -ENOENT: nothing kept for this activation. */
 static int service_adopt(Manager *m, const char *unit, const UnitInfo *u) {
         _cleanup_(unitrecord_done) UnitRecord rec = {};
-        _cleanup_free_ char *reason = NULL;
         DeadlineRequest now;
         bool manual;
         Service *s;
@@ -310,23 +333,11 @@ static int service_adopt(Manager *m, const char *unit, const UnitInfo *u) {
         if (r < 0)
                 return r;
         s->group = steal_pointer(&rec.group);
-        /* In place already, normally: nothing is written. */
-        r = reservation_set(m, s);
+        r = service_resume(m, s);
         if (r == -ENOMEM)
                 return r;
-        if (r < 0) {
-                uint64_t free_bw = reservation_group_free_bw(m, s->group);
-
-                reason = reservation_refusal_reason(m, s, &s->req, r, free_bw);
-                if (!reason)
-                        return -ENOMEM;
-                /* Lost while dld was down (someone wrote the cgroup): no action. */
-                service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, free_bw, false);
+        if (r < 0)
                 return 0;
-        }
-        s->state = SERVICE_ADMITTED;
-        service_threads_follow(m, s);
-        (void) service_threads_watch(m, s);
 
         r = request_read(m->run_dir, unit, u, &now, &manual);
         if (r == -ENOMEM)
@@ -473,6 +484,7 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_
         DeadlineRequest old = s->req;
         Service refused;
         RefusedBy by = REFUSED_BY_POLICY;
+        bool lost = false;
         int gi, r;
 
         r = predict_check_request(&m->policy, &sr, 0, &gi, &reason);
@@ -484,7 +496,7 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_
         if (r == 0) {
                 by = REFUSED_BY_ADMISSION;
                 s->req = *req;
-                r = reservation_set(m, s);
+                r = reservation_set(m, s, &lost);
                 if (r < 0) {
                         s->req = old;
                         reason = reservation_refusal_reason(m, s, req, r, reservation_group_free_bw(m, s->group));
@@ -495,6 +507,16 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_
         }
         if (r == -ENOMEM)
                 return r;
+        if (r < 0 && lost) {
+                /* The kernel refused the old reservation back (someone took
+                 * its room meanwhile): the unit runs as normal tasks now. */
+                if (asprintf(&why, "%s; the existing admission could not be put back: the unit runs as normal tasks",
+                             reason) < 0)
+                        return -ENOMEM;
+                service_refuse(m, s, REFUSED_BY_ADMISSION, r, why, reservation_group_free_bw(m, s->group), false);
+                (void) sd_bus_error_set(error, DLD_ERROR_REFUSED, why);
+                return r;
+        }
         if (r < 0) {
                 refused = *s;
                 refused.req = *req;

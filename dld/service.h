@@ -27,6 +27,11 @@ void service_forget_all(Manager *m);
  * (may be NULL) gets a DLD_ERROR_*. 0, -ESRCH (the unit stopped meanwhile:
  * nothing decided), or a negative errno. */
 int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error);
+/* After a restart of dld: s was admitted to s->group before it went down,
+ * and stays so, whatever the policy says now (its reservation is set again,
+ * normally a no-op). A reservation lost meanwhile is a refusal, logged,
+ * with no action taken. 0, or the refusal's negative errno. */
+int service_resume(Manager *m, Service *s);
 
 /* A unit became active (or dld starts and finds it active): admits it if it
  * has a request. invocation: its InvocationID as the signal told it (NULL:

@@ -262,11 +262,13 @@ void container_record_done(ContainerRecord *c) {
         free(c->id);
         free(c->name);
         free(c->cgroup);
+        free(c->admitted_group);
         dropin_request_done(&c->req);
         *c = (ContainerRecord) {};
 }
 
-char *container_record_format(const char *id, const char *name, const char *cgroup, const DeadlineRequest *req) {
+char *container_record_format(const char *id, const char *name, const char *cgroup, const char *admitted_group,
+                              const DeadlineRequest *req) {
         _cleanup_free_ char *request = dropin_format(req);
         const char *body = request;
         char *s;
@@ -274,14 +276,16 @@ char *container_record_format(const char *id, const char *name, const char *cgro
         /* Without dropin_format()'s comment, which is about requests by hand. */
         if (body && body[0] == '#')
                 body = strchrnul(body, '\n') + 1;
-        if (!request || asprintf(&s, "# dld's record of a container it admitted (dlsched-oci-hook).\n"
-                                     "[Container]\nId=%s\nName=%s\nCgroup=%s\n\n%s", id, name, cgroup, body) < 0)
+        if (!request || asprintf(&s, "# dld's record of a container it decided on (dlsched-oci-hook).\n"
+                                     "[Container]\nId=%s\nName=%s\nCgroup=%s\n%s%s%s\n%s", id, name, cgroup,
+                                 admitted_group ? "AdmittedGroup=" : "", admitted_group ?: "",
+                                 admitted_group ? "\n" : "", body) < 0)
                 return NULL;
         return s;
 }
 
 int container_record_parse(const char *file, const char *text, ContainerRecord *ret, DiagList *d) {
-        static const char *const keys[] = { "Id", "Name", "Cgroup", NULL };
+        static const char *const keys[] = { "Id", "Name", "Cgroup", "AdmittedGroup", NULL };
         _cleanup_(container_record_done) ContainerRecord c = {};
         char *values[ELEMENTSOF(keys)];
         int r;
@@ -292,9 +296,12 @@ int container_record_parse(const char *file, const char *text, ContainerRecord *
         c.id = values[0];
         c.name = values[1];
         c.cgroup = values[2];
+        c.admitted_group = values[3];
         if (!container_id_is_valid(c.id) || !container_name_is_valid(c.name) ||
             container_cgroup_split(c.cgroup, NULL, NULL) < 0)
                 return diag_add(d, file, "[Container]", "Id=, Name= or Cgroup= missing or malformed") < 0 ? -ENOMEM : -EINVAL;
+        if (c.admitted_group && !unitname_group_is_valid(c.admitted_group))
+                return diag_add(d, file, "[Container]", "AdmittedGroup= is not a group name") < 0 ? -ENOMEM : -EINVAL;
         r = dropin_parse_record(&c.req, file, text, d);
         if (r < 0)
                 return r;

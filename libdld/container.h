@@ -70,18 +70,22 @@ int container_cgroup_scope(const char *path, char **ret);
  * -EINVAL, -ENOMEM. */
 int container_cgroup_split(const char *cgroup, char **ret_unit, char **ret_slice);
 
-/* dld's record of a container it admitted, in its run directory (so that
- * a restart of dld finds it): an ini text, a [Container] section with
- * Id=, Name=, Cgroup= and the request in drop-in form (dropin_format()). */
+/* dld's record of a container it decided on, in its run directory (so
+ * that a restart of dld finds it): an ini text, a [Container] section with
+ * Id=, Name=, Cgroup=, AdmittedGroup= (the policy group that admitted it;
+ * absent for one refused, and in records of older versions), and the
+ * request in drop-in form (dropin_format()). */
 typedef struct ContainerRecord {
         char *id;
         char *name;
         char *cgroup;
+        char *admitted_group;
         DeadlineRequest req;
 } ContainerRecord;
 
 void container_record_done(ContainerRecord *c);
-/* malloc'ed, NULL on ENOMEM. */
-char *container_record_format(const char *id, const char *name, const char *cgroup, const DeadlineRequest *req);
+/* malloc'ed, NULL on ENOMEM. admitted_group: NULL for a container refused. */
+char *container_record_format(const char *id, const char *name, const char *cgroup, const char *admitted_group,
+                              const DeadlineRequest *req);
 /* 0, -EINVAL (problems appended to d, with file) or -ENOMEM. */
 int container_record_parse(const char *file, const char *text, ContainerRecord *ret, DiagList *d);

@@ -268,8 +268,10 @@ static void test_record(void) {
         char *text;
 
         req.group = strdup("media");
-        text = container_record_format("abc123", "media-1", "/deadline.slice/deadline-media.slice/libpod-abc123.scope", &req);
+        text = container_record_format("abc123", "media-1", "/deadline.slice/deadline-media.slice/libpod-abc123.scope",
+                                       "media", &req);
         ok(text && strstr(text, "[Container]\nId=abc123\nName=media-1\n"), "record: formatted");
+        ok(text && strstr(text, "\nAdmittedGroup=media\n"), "record: the group that admitted it");
         ok(text && !strstr(text, "by hand"), "record: without the comment of requests by hand");
         if (is_int(container_record_parse("rec", text, &c, &d), 0, "record: parsed back")) {
                 is_str(c.id, "abc123", "record: id");
@@ -278,11 +280,34 @@ static void test_record(void) {
                 ok(c.req.runtime_usec == 2000 && c.req.deadline_usec == 10000 && c.req.period_usec == 20000 &&
                    c.req.threads == 3, "record: request");
                 is_str(c.req.group, "media", "record: group");
+                is_str(c.admitted_group, "media", "record: admitted to");
+                container_record_done(&c);
+        }
+        diag_list_done(&d);
+        free(text);
+
+        /* Refused: no AdmittedGroup=, and so is an older version's record. */
+        text = container_record_format("abc123", "media-1", "/a.slice/b.scope", NULL, &req);
+        ok(text && !strstr(text, "AdmittedGroup"), "record of a refused container: no AdmittedGroup=");
+        if (is_int(container_record_parse("rec", text, &c, &d), 0, "record of a refused container: parsed back")) {
+                ok(!c.admitted_group, "record of a refused container: admitted to none");
                 container_record_done(&c);
         }
         diag_list_done(&d);
         free(text);
         dropin_request_done(&req);
+
+        for (size_t i = 0; i < 3; i++) {
+                static const char *const bad[] = { "", "a/b", "x y" };
+                _cleanup_free_ char *t = NULL;
+
+                if (asprintf(&t, "[Container]\nId=a\nName=b\nCgroup=/a.slice/b.scope\nAdmittedGroup=%s\n"
+                                 "[Service]\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n", bad[i]) < 0)
+                        abort();
+                is_int(container_record_parse("rec", t, &c, &d), -EINVAL, "record: AdmittedGroup='%s' refused", bad[i]);
+                ok(d.n > 0 && strstr(d.items[d.n - 1].message, "AdmittedGroup="), "  and named");
+                diag_list_done(&d);
+        }
 
         is_int(container_record_parse("rec", "[Container]\nId=a\nName=b\n", &c, &d), -EINVAL, "record: no cgroup refused");
         diag_list_done(&d);

@@ -36,7 +36,7 @@ t68_cleanup() {
 trap t68_cleanup EXIT
 t68_remove_containers
 
-plan 113
+plan 115
 
 # The containers' slices are in groups that hold 25% of each CPU (media,
 # fail) and 5% (control, degrade); each admitted container reserves 10% of
@@ -244,6 +244,10 @@ is "t68-d: dld says degraded" "$(service_state t68-d)" degraded
 pm rm -f -t 0 t68-d >/dev/null 2>&1
 
 # --- kill -9 of dld while the containers run -------------------------------
+# dld comes back to a policy whose media group no longer admits containers
+# (on_refusal: fail): what it admitted stays as it was, and the new policy
+# only decides the next container.
+write_policy 68-test "$(sed 's/"on_refusal": "fail", "containers": true/"on_refusal": "fail"/' <<< "$DLD_TEST_POLICY")"
 old=$(systemctl show -P MainPID dld)
 ok "kill -9 dld" kill -9 "$old"
 wait_until 20 sh -c "p=\$(systemctl show -P MainPID dld); [ \"\$p\" != 0 ] && [ \"\$p\" != $old ] && systemctl is-active --quiet dld"
@@ -258,6 +262,10 @@ ok "after kill -9: t68-a's threads still SCHED_DEADLINE" all_deadline "$a_pid" 3
 is "after kill -9: t68-b's threads unchanged" "$(tasks_sched "$b_pid" | sort -u)" \
 	"SCHED_DEADLINE 2000000/10000000/20000000"
 like "after kill -9: dld lists each container once" "$(dlconf list 2>&1 | grep -c '(container ')" '^2$'
+is "after kill -9: t68-a still runs, though media admits no container now" \
+	"$(pm inspect -f '{{.State.Running}}' t68-a 2>&1)" true
+apply_test_policy 68-test
+is "after the test policy is back: t68-a admitted" "$(service_state t68-a)" admitted
 
 # --- podman exec: the template admits the new process while it has room,
 # and a process beyond it runs as a normal task; the container stays admitted.
