@@ -104,10 +104,14 @@ static int save_applied_policy(Manager *m) {
         return 0;
 }
 
+/* applied/, or applied.old/ when dld died between save_applied_policy()'s
+ * two renames. */
 static bool applied_copy_exists(Manager *m) {
-        _cleanup_free_ char *dir = NULL;
+        _cleanup_free_ char *dir = NULL, *old = NULL;
 
-        return asprintf(&dir, "%s/applied", m->run_dir) >= 0 && access(dir, F_OK) == 0;
+        if (asprintf(&dir, "%s/applied", m->run_dir) < 0 || asprintf(&old, "%s/applied.old", m->run_dir) < 0)
+                return true;    /* the safe answer: a missing directory is refused */
+        return access(dir, F_OK) == 0 || access(old, F_OK) == 0;
 }
 
 static PolicyLoad *policy_load_free(PolicyLoad *l) {

@@ -4,7 +4,7 @@
 # reservation is there exactly once and dld follows the service again.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 69
+plan 72
 
 apply_test_policy 63-test
 media=/deadline.slice/deadline-media.slice
@@ -150,6 +150,14 @@ wait_until 10 test "$(service_state t63-a.service)" = admitted
 is "  t63-a still admitted" "$(service_state t63-a.service)" admitted
 like "  the journal says why" "$(journalctl -u dld -o cat --no-pager --since @"$DLD_TEST_START" | grep 'does not exist' | tail -n 1)" \
 	'the policy directory does not exist'
+# dld killed between the two renames that keep the policy in force
+# (applied.old/ alone): that policy was applied all the same.
+systemctl stop dld
+mv /run/dld/applied /run/dld/applied.old
+ok "start dld without a policy directory, the policy in force in applied.old only" systemctl start dld
+is "  the media group keeps its reservation" "$(cgfile $media cpu.dl_runtime_us)" 200000
+wait_until 10 test "$(service_state t63-a.service)" = admitted
+is "  t63-a still admitted" "$(service_state t63-a.service)" admitted
 mv "$DLD_POLICY_DIR.away" "$DLD_POLICY_DIR"
 ok "  with it back, the policy reloads" dlconf reload
 

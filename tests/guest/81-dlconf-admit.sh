@@ -4,7 +4,7 @@
 # (anyone) and write (root, or polkit's org.dlsched.dld1.manage).
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 66
+plan 68
 
 write_policy 81-test "$DLD_TEST_POLICY"
 dlconf reload || fail "policy applies"
@@ -82,11 +82,18 @@ is "  nothing allocated" "$(dld_prop SystemAllocated)" "$before"
 # t81-b takes the rest of the group (20% of each CPU): 12.5% of each CPU
 # for t81-a fits the policy, not the kernel's admission.
 ok "admit t81-b 2ms/20ms on each CPU" dlconf admit t81-b --runtime=2ms --period=20ms --threads=all
+group_total=$(cgfile /deadline.slice/deadline-media.slice cpu.dl_total_bw)
+unit_total=$(cgfile "$(cgroup_of t81-a)" cpu.dl_total_bw)
 out=$(dlconf admit t81-a --runtime=2500us --period=20ms --threads=all 2>&1); rc=$?
 is "re-admit that the group cannot hold: exit 3" "$rc" 3
 like "  refused by the kernel, the admission stays" "$out" "refused: the kernel refused the template .*Device or resource busy.*; the existing admission stays as it was"
 like "  thread still 2ms/20ms" "$(chrt -p "$pid")" "2000000/20000000/20000000"
 is "  template still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" "$NCPUS 2000 20000 20000"
+# The old template went back: the kernel's totals are exactly as before
+# (once the demoted tasks' bandwidth is back, at their 0-lag time).
+wait_until 5 test "$(cgfile "$(cgroup_of t81-a)" cpu.dl_total_bw)" = "$unit_total"
+is "  its cgroup's cpu.dl_total_bw as before" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_total_bw)" "$unit_total"
+is "  the group's cpu.dl_total_bw as before" "$(cgfile /deadline.slice/deadline-media.slice cpu.dl_total_bw)" "$group_total"
 entry=$(journal_json "$DLD_MSG_REFUSED" t81-a.service | tail -n 1)
 is "  journal: the refused request, action none" "$(jq -r '.DLD_RUNTIME_USEC + " " + .DLD_ACTION' <<< "$entry")" "2500 none"
 ok "a smaller new request is taken" dlconf admit t81-a --runtime=1ms --period=20ms --threads=all
