@@ -21,17 +21,6 @@ static bool slice_has_dl_files(Manager *m, const char *cgroup) {
         return cgroup && kernelfs_cgroup_read(m->kfs, cgroup, "cpu.dl_runtime_us", &(int64_t) {0}) == 0;
 }
 
-/* The slice's cgroup: its path as computed (systemd's escaping) when the
- * kernel has it, which costs no call; else systemd's ControlGroup. */
-static char *slice_cgroup(Manager *m, const char *slice) {
-        char *cg = unitname_slice_cgroup_path(slice);
-
-        if (cg && kernelfs_cgroup_exists(m->kfs, cg))
-                return cg;
-        free(cg);
-        return systemd_slice_cgroup(m->bus, slice);
-}
-
 int apply_slices_to_prepare(Manager *m, const Policy *np, char ***ret_slices) {
         _cleanup_strv_free_ char **slices = NULL;
 
@@ -53,7 +42,7 @@ static int slice_ready(Manager *m, const char *slice, char **cgroup) {
 
         if (slice_has_dl_files(m, *cgroup))
                 return 0;
-        cg = slice_cgroup(m, slice);
+        cg = systemd_slice_cgroup(m->bus, m->kfs, slice);
         if (!cg)
                 return -ENOMEM;
         free(*cgroup);
@@ -113,7 +102,7 @@ int apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
                 if (dup)
                         continue;
                 ag[n].slice = (char *) slice;
-                ag[n].cgroup = slice_cgroup(m, slice);
+                ag[n].cgroup = systemd_slice_cgroup(m->bus, m->kfs, slice);
                 if (!ag[n].cgroup) {
                         r = -ENOMEM;
                         goto finish;

@@ -76,7 +76,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 }
 
 static int append_group(Manager *m, sd_bus_message *reply, const PolicyGroup *g) {
-        _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, g->slice);
+        _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, m->kfs, g->slice);
         unsigned cpus = kernelfs_cpus(m->kfs);
         uint64_t reserved = admission_capacity(cpus, g->runtime_us, g->period_us);
         int64_t allocated = 0;

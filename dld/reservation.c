@@ -12,7 +12,7 @@ uint64_t reservation_group_free_bw(Manager *m, const char *group) {
 
         if (gi < 0)
                 return DL_BW_UNLIMITED;
-        cg = systemd_slice_cgroup(m->bus, m->policy.groups[gi].slice);
+        cg = systemd_slice_cgroup(m->bus, m->kfs, m->policy.groups[gi].slice);
         if (!cg || kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_runtime_us", &rt) < 0 ||
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_period_us", &pe) < 0 ||
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_total_bw", &total) < 0 || pe <= 0)

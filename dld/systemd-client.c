@@ -17,14 +17,20 @@ void systemd_unit_info_done(UnitInfo *u) {
         *u = (UnitInfo) {};
 }
 
-/* A slice's cgroup as systemd names it (its ControlGroup: systemd escapes
- * some components, cpu-rt.slice lies under /_cpu.slice), or as computed
- * from its name (the same escaping) while it has none: not started yet. */
-char *systemd_slice_cgroup(sd_bus *bus, const char *slice) {
+/* A slice's cgroup: as computed from its name (systemd's escaping: some
+ * components are escaped, cpu-rt.slice lies under /_cpu.slice) when the
+ * kernel has it, which costs no call to systemd; else its ControlGroup as
+ * systemd names it; else the computed one, while it has none (not started
+ * yet). */
+char *systemd_slice_cgroup(sd_bus *bus, KernelFs *kfs, const char *slice) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *path = NULL;
-        char *cg = NULL;
+        char *cg = unitname_slice_cgroup_path(slice);
 
+        if (!cg || kernelfs_cgroup_exists(kfs, cg))
+                return cg;
+        free(cg);
+        cg = NULL;
         if (bus && sd_bus_path_encode(SYSTEMD_PATH "/unit", slice, &path) >= 0 &&
             sd_bus_get_property_string(bus, SYSTEMD_DEST, path, "org.freedesktop.systemd1.Slice", "ControlGroup",
                                        &e, &cg) >= 0 && cg && *cg)
@@ -120,15 +126,32 @@ int systemd_set_cpu_weight(sd_bus *bus, const char *unit) {
         return r;
 }
 
+static int on_stop_unit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+        (void) error;
+        if (e)
+                log_warning("%s: StopUnit failed: %s", (const char *) userdata, e->message ?: e->name);
+        return 0;
+}
+
 int systemd_stop_unit(sd_bus *bus, const char *unit) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        char *name = strdup(unit);
         int r;
 
-        r = sd_bus_call_method(bus, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, "StopUnit",
-                               &e, NULL, "ss", unit, "replace");
-        if (r < 0)
-                log_warning("%s: StopUnit failed: %s", unit, e.message ?: strerror(-r));
-        return r;
+        if (!name)
+                return -ENOMEM;
+        /* Not waited for: the job may take as long as the unit's stop. */
+        r = sd_bus_call_method_async(bus, &slot, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, "StopUnit",
+                                     on_stop_unit_reply, name, "ss", unit, "replace");
+        if (r < 0) {
+                free(name);
+                log_warning("%s: StopUnit failed: %s", unit, strerror(-r));
+                return r;
+        }
+        (void) sd_bus_slot_set_destroy_callback(slot, free);
+        return sd_bus_slot_set_floating(slot, true);
 }
 
 int systemd_set_cpu_weight_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "kernelfs.h"
+
 /* systemd's bus names dld uses. */
 #define SYSTEMD_DEST "org.freedesktop.systemd1"
 #define SYSTEMD_PATH "/org/freedesktop/systemd1"
@@ -31,12 +33,14 @@ void systemd_unit_info_done(UnitInfo *u);
 int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error *error);
 bool systemd_unit_is_active(sd_bus *bus, const char *unit);
 
-/* A slice's cgroup path: systemd's ControlGroup, or computed (with
- * systemd's escaping) while it has none. */
-char *systemd_slice_cgroup(sd_bus *bus, const char *slice);
+/* A slice's cgroup path: computed (with systemd's escaping) when the
+ * kernel has that cgroup, else systemd's ControlGroup, else the computed
+ * one (a slice not started yet). */
+char *systemd_slice_cgroup(sd_bus *bus, KernelFs *kfs, const char *slice);
 
 /* CPUWeight=100: the systemd way to get the cpu controller along the path. */
 int systemd_set_cpu_weight(sd_bus *bus, const char *unit);
+/* Asks systemd to stop unit, without waiting: a failure is logged. */
 int systemd_stop_unit(sd_bus *bus, const char *unit);
 
 /* Without waiting: callback gets the reply (SetUnitProperties' empty one;

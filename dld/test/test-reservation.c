@@ -59,8 +59,8 @@ int kernelfs_cgroup_write(KernelFs *k, const char *cgroup, const char *file, int
         return r;
 }
 
-char *systemd_slice_cgroup(sd_bus *bus, const char *slice) {
-        (void) bus, (void) slice;
+char *systemd_slice_cgroup(sd_bus *bus, KernelFs *kfs, const char *slice) {
+        (void) bus, (void) kfs, (void) slice;
         return NULL;
 }
 
