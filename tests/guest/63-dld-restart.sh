@@ -4,7 +4,7 @@
 # reservation is there exactly once and dld follows the service again.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 72
+plan 78
 
 apply_test_policy 63-test
 media=/deadline.slice/deadline-media.slice
@@ -153,13 +153,50 @@ like "  the journal says why" "$(journalctl -u dld -o cat --no-pager --since @"$
 # dld killed between the two renames that keep the policy in force
 # (applied.old/ alone): that policy was applied all the same.
 systemctl stop dld
-mv /run/dld/applied /run/dld/applied.old
+rm -rf /run/dld/applied.old
+mv -T /run/dld/applied /run/dld/applied.old
 ok "start dld without a policy directory, the policy in force in applied.old only" systemctl start dld
 is "  the media group keeps its reservation" "$(cgfile $media cpu.dl_runtime_us)" 200000
 wait_until 10 test "$(service_state t63-a.service)" = admitted
 is "  t63-a still admitted" "$(service_state t63-a.service)" admitted
 mv "$DLD_POLICY_DIR.away" "$DLD_POLICY_DIR"
 ok "  with it back, the policy reloads" dlconf reload
+
+# systemd cannot tell dld about t63-a when dld starts (the bus refuses
+# dld's property calls on the unit): what was admitted stays, and the
+# orphan sweep leaves it alone; once dld can look again, it follows it.
+a_cg=$(cgroup_of t63-a)
+a_pid=$(main_pid t63-a)
+a_path=$(busctl --system call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+	org.freedesktop.systemd1.Manager GetUnit s t63-a.service | sed 's/^o "\(.*\)"$/\1/')
+deny=/etc/dbus-1/system.d/t63-deny.conf
+t63_cleanup() {
+	[ -e "$deny" ] && rm -f "$deny" &&
+		busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+	dld_cleanup
+}
+trap t63_cleanup EXIT
+cat > "$deny" <<DENY
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><policy context="mandatory">
+  <deny send_destination="org.freedesktop.systemd1" send_path="$a_path"
+        send_interface="org.freedesktop.DBus.Properties"/>
+</policy></busconfig>
+DENY
+busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+since=$(date +%s.%N)
+ok "restart dld while the bus hides t63-a from it" systemctl restart dld
+like "  the journal: admitted before, not followed now" \
+	"$(journalctl -u dld -o cat --no-pager --since @"$since" | grep 't63-a.service: admitted before dld restarted, but not followed now')" \
+	"its reservation in $a_cg stays"
+is "  its template untouched" "$(cgfile "$a_cg" cpu.dl_template)" "$NCPUS 2000 20000 20000"
+is "  its thread still SCHED_DEADLINE" "$(policy_of "$a_pid")" 6
+rm -f "$deny"
+busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+ok "restart dld with the bus open again" systemctl restart dld
+wait_until 10 test "$(service_state t63-a.service)" = admitted
+is "  t63-a admitted, as it was" "$(service_state t63-a.service)" admitted
 
 # And it still releases what it found.
 systemctl stop t63-a t63-b
