@@ -336,7 +336,7 @@ int main(void)
 	bool ok;
 
 	ksft_print_header();
-	ksft_set_plan(19);
+	ksft_set_plan(20);
 	dl_setup("t28");
 	atexit(cpus_restore);
 	set_dl_pool(750000, 250000);
@@ -593,6 +593,70 @@ int main(void)
 		munmap(fc, sizeof(*fc));
 	}
 	ksft_test_result(ok, "a template task forks while its template goes to none, or it moves out: no fork fails\n");
+
+	/*
+	 * 20: a task its template admitted leaves its charge behind when it
+	 * moves out, until its 0-lag time (here up to 1 s: it used up its
+	 * 50 ms and waits for its next period). Its group removed meanwhile
+	 * must stay allocated until then: the charge goes back through it.
+	 * Freed, it would be reused by the next groups made, which the late
+	 * release would then charge (KASAN reports the write as well).
+	 */
+	{
+		uint64_t rt = 0, pe = 0;
+		long long held;
+		cpu_set_t all, one;
+		pid_t spinner;
+		int cpu, k;
+
+		a_before = cg_total("a");
+		cg_create("a/x");
+		ok = is("template x", write_template("a/x", "1 50000 1000000 1000000"), 0);
+		spinner = fork();
+		if (!spinner) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				;
+		}
+		ok = ok && is("attach spinner", cg_move("a/x", spinner), 0) &&
+		     is("spinner's policy", policy_of(spinner, &rt, &pe), SCHED_DEADLINE) &&
+		     is("its runtime", rt, 50 * NSEC_PER_MSEC) && is("its period", pe, NSEC_PER_SEC);
+		usleep(200000);
+		ok = ok && is("out to plain", cg_move("plain", spinner), 0) &&
+		     is("policy in plain", policy_of(spinner, NULL, NULL), SCHED_OTHER) &&
+		     is("remove x", cg_remove("a/x"), 0);
+		held = cg_total("a");
+		if (held == a_before)
+			ksft_print_msg("its charge was back before its group went: the case did not arise\n");
+		/* The group's memory is freed after a grace period; new groups reuse it from any CPU's cache. */
+		usleep(300000);
+		sched_getaffinity(0, sizeof(all), &all);
+		for (cpu = 0; cpu < n; cpu++) {
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			sched_setaffinity(0, sizeof(one), &one);
+			for (k = 0; k < 4; k++) {
+				snprintf(name, sizeof(name), "a/y%d_%d", cpu, k);
+				cg_create(name);
+			}
+		}
+		sched_setaffinity(0, sizeof(all), &all);
+		ok &= is("a back", wait_total("a", a_before), a_before);
+		usleep(200000);
+		for (cpu = 0; cpu < n; cpu++) {
+			for (k = 0; k < 4; k++) {
+				snprintf(name, sizeof(name), "a/y%d_%d", cpu, k);
+				ok &= is(name, cg_total(name), 0);
+				cg_remove(name);
+			}
+		}
+		ok &= is("a at the end", cg_total("a"), a_before);
+		kill(spinner, SIGKILL);
+		waitpid(spinner, NULL, 0);
+		ksft_print_msg("a held %lld after the group was removed, %lld before\n", held, a_before);
+	}
+	ksft_test_result(ok, "a template task moved out keeps its group allocated until its 0-lag time, "
+			 "though the group is removed: no other group is charged\n");
 
 	if (failures)
 		ksft_print_msg("%d mismatches\n", failures);

@@ -37,7 +37,7 @@
 /* Fixed-point bandwidth of 1/n of a CPU (n a power of two). */
 #define BW_FRACTION(n) (BW_UNIT / (n))
 
-#define MAX_CGROUPS 32
+#define MAX_CGROUPS 64
 #define MAX_CHILDREN 64
 
 static bool cg_v1;
