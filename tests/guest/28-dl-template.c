@@ -620,7 +620,7 @@ int main(void)
 		}
 		ok = ok && is("attach spinner", cg_move("a/x", spinner), 0) &&
 		     is("spinner's policy", policy_of(spinner, &rt, &pe), SCHED_DEADLINE) &&
-		     is("its runtime", rt, 50 * NSEC_PER_MSEC) && is("its period", pe, NSEC_PER_SEC);
+		     is("its runtime", rt, 50 * NSEC_PER_MSEC) && is("its period", pe, 1000 * NSEC_PER_MSEC);
 		usleep(200000);
 		ok = ok && is("out to plain", cg_move("plain", spinner), 0) &&
 		     is("policy in plain", policy_of(spinner, NULL, NULL), SCHED_OTHER) &&
