@@ -14,7 +14,9 @@
  * (6.25 ms every 100 ms, 65536 exactly), the reserved parent "a" 1/8 of
  * each CPU, so 2 * CPUs one-task templates fill it exactly.
  */
+#define _GNU_SOURCE	/* sched_setaffinity() */
 #include <pthread.h>
+#include <sched.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
