@@ -598,8 +598,8 @@ int main(void)
 
 	/*
 	 * 20: a task its template admitted leaves its charge behind when it
-	 * moves out, until its 0-lag time (here up to 1 s: it used up its
-	 * 50 ms and waits for its next period). Its group removed meanwhile
+	 * moves out, until its 0-lag time (here nearly 4 s: it used up its
+	 * 200 ms and waits for its next period). Its group removed meanwhile
 	 * must stay allocated until then: the charge goes back through it.
 	 * Freed, it would be reused by the next groups made, which the late
 	 * release would then charge (KASAN reports the write as well).
@@ -613,7 +613,7 @@ int main(void)
 
 		a_before = cg_total("a");
 		cg_create("a/x");
-		ok = is("template x", write_template("a/x", "1 50000 1000000 1000000"), 0);
+		ok = is("template x", write_template("a/x", "1 200000 4000000 4000000"), 0);
 		spinner = fork();
 		if (!spinner) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -622,16 +622,16 @@ int main(void)
 		}
 		ok = ok && is("attach spinner", cg_move("a/x", spinner), 0) &&
 		     is("spinner's policy", policy_of(spinner, &rt, &pe), SCHED_DEADLINE) &&
-		     is("its runtime", rt, 50 * NSEC_PER_MSEC) && is("its period", pe, 1000 * NSEC_PER_MSEC);
-		usleep(200000);
+		     is("its runtime", rt, 200 * NSEC_PER_MSEC) && is("its period", pe, 4000 * NSEC_PER_MSEC);
+		usleep(400000);
 		ok = ok && is("out to plain", cg_move("plain", spinner), 0) &&
 		     is("policy in plain", policy_of(spinner, NULL, NULL), SCHED_OTHER) &&
 		     is("remove x", cg_remove("a/x"), 0);
 		held = cg_total("a");
 		if (held == a_before)
 			ksft_print_msg("its charge was back before its group went: the case did not arise\n");
-		/* The group's memory is freed after a grace period; new groups reuse it from any CPU's cache. */
-		usleep(300000);
+		/* The group's memory is freed after grace periods; new groups reuse it from any CPU's cache. */
+		usleep(1500000);
 		sched_getaffinity(0, sizeof(all), &all);
 		for (cpu = 0; cpu < n; cpu++) {
 			CPU_ZERO(&one);
