@@ -134,11 +134,21 @@ static void service_refuse(Manager *m, Service *s, RefusedBy by, int err, const 
                 s->state = SERVICE_DEGRADED;
 }
 
+/* The kernel refused s's reservation (err): service_refuse() with the
+ * kernel's reason, which is returned (NULL on ENOMEM). */
+static char *service_refuse_reservation(Manager *m, Service *s, int err, bool take_action) {
+        uint64_t free_bw = reservation_group_free_bw(m, s->group);
+        char *reason = reservation_refusal_reason(m, s, &s->req, err, free_bw);
+
+        if (reason)
+                service_refuse(m, s, REFUSED_BY_ADMISSION, err, reason, free_bw, take_action);
+        return reason;
+}
+
 /* error may be NULL (a unit that became active: the refusal is logged). */
 int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error) {
         ServiceRequest sr = reservation_request(s, &s->req);
         _cleanup_free_ char *reason = NULL;
-        uint64_t free_bw;
         int gi, r;
 
         r = predict_check_request(&m->policy, &sr, 0, &gi, &reason);
@@ -187,11 +197,9 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
                 return -ESRCH;
         }
         if (r < 0) {
-                free_bw = reservation_group_free_bw(m, s->group);
-                reason = reservation_refusal_reason(m, s, &s->req, r, free_bw);
+                reason = service_refuse_reservation(m, s, r, take_action);
                 if (!reason)
                         return -ENOMEM;
-                service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, free_bw, take_action);
                 (void) sd_bus_error_set(error, DLD_ERROR_REFUSED, reason);
                 return r;
         }
@@ -289,7 +297,6 @@ static void note_without_request(Manager *m, const char *unit, const char *invoc
 
 int service_resume(Manager *m, Service *s) {
         _cleanup_free_ char *reason = NULL;
-        uint64_t free_bw;
         int r;
 
         /* In place already, normally: nothing is written. */
@@ -297,13 +304,9 @@ int service_resume(Manager *m, Service *s) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
-                free_bw = reservation_group_free_bw(m, s->group);
-                reason = reservation_refusal_reason(m, s, &s->req, r, free_bw);
-                if (!reason)
-                        return -ENOMEM;
                 /* Lost while dld was down (someone wrote the cgroup): no action. */
-                service_refuse(m, s, REFUSED_BY_ADMISSION, r, reason, free_bw, false);
-                return r;
+                reason = service_refuse_reservation(m, s, r, false);
+                return reason ? r : -ENOMEM;
         }
         s->state = SERVICE_ADMITTED;
         service_threads_follow(m, s);
