@@ -77,6 +77,7 @@ Manager *manager_free(Manager *m) {
         kernelfs_free(m->kfs);
         policy_done(&m->policy);
         strv_free(m->reserved_slices);
+        strv_free(m->malformed_cgroups);
         free(m->policy_dir);
         free(m->run_dir);
         free(m);
@@ -403,7 +404,12 @@ int manager_start(Manager *m) {
         /* Before the sweep: a container's scope holds a reservation no unit owns. */
         containers_restore(m);
         kept = clean_admitted(m);
+        for (char **cg = m->malformed_cgroups; cg && *cg; cg++)
+                (void) strv_extend(&kept, *cg);
         orphans_release(m, kept);
+        m->swept = true;
+        strv_free(m->malformed_cgroups);
+        m->malformed_cgroups = NULL;
         return 0;
 }
 

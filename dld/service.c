@@ -384,6 +384,8 @@ static int service_decide(Manager *m, const char *unit, const UnitInfo *u, bool 
         r = request_read(m->run_dir, unit, u, &req, &manual);
         if (r == -ENOENT || r == -EINVAL)
                 note_without_request(m, unit, u->invocation);
+        if (r == -EINVAL && !m->swept)
+                (void) strv_extend(&m->malformed_cgroups, u->cgroup);
         if (r < 0)
                 return r == -ENOENT || r == -EINVAL ? 0 : r;
         r = service_new(m, unit, u, &req, manual, &s);

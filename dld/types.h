@@ -97,6 +97,12 @@ typedef struct Manager {
         /* "UNIT INVOCATION": activations found to request nothing, so that
          * their later state changes cost no call to systemd. */
         char **without_request;
+        /* Until the start's orphan sweep: the cgroups of running units whose
+         * files ask for bandwidth in a form dld cannot read. What the kernel
+         * holds there may be what dld admitted before (its record lost):
+         * the sweep leaves it alone. NULL once swept. */
+        char **malformed_cgroups;
+        bool swept;
         sd_event_source *trim_source;   /* malloc_trim() after a burst of signals */
         PolicyLoad *loading;            /* the reload under way, if any */
         char **reserved_slices;         /* slices whose groups dld may have reserved (run_dir/slices) */

@@ -4,7 +4,7 @@
 # reservation is there exactly once and dld follows the service again.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 78
+plan 80
 
 apply_test_policy 63-test
 media=/deadline.slice/deadline-media.slice
@@ -121,6 +121,12 @@ set_request_d X-DeadlineRuntime=lots X-DeadlinePeriod=50ms
 ok "systemctl restart dld, the drop-in now malformed" systemctl restart dld
 check_kept_d "a malformed drop-in"
 like "  dlconf show: says so" "$(dlconf show t63-d 2>&1)" "Waiting: malformed"
+# Its record damaged too: nothing tells dld what it admitted, but what the
+# kernel holds in the unit's cgroup may be that: the sweep leaves it alone.
+echo "[Admission]" > /run/dld/admitted/t63-d.service.conf
+ok "systemctl restart dld, the drop-in malformed and the record damaged" systemctl restart dld
+wait_until 10 dlconf status
+is "  the template left in place" "$(cgfile "$cg_d" cpu.dl_template)" "1 5000 50000 50000"
 set_request_d X-DeadlineRuntime=5ms X-DeadlinePeriod=50ms
 # A record cut short (a crash mid-write leaves the old one, renamed into
 # place; a damaged one is refused whole): dld decides again, from the files.
