@@ -127,7 +127,7 @@ static void test_observed(void) {
         is_int(m.pool.inner, 400000, "pool unchanged");
 }
 
-/* The kernel's test, written again from kernel/patches/0021 and 0023: the values in
+/* The kernel's test, written again from kernel/patches/0022 and 0024: the values in
  * ns, to_ratio() on u64, a task admitted while tasks_bw + bw <= cap. How
  * many tasks of runtime/period (µs) a unit cgroup of rt/period per CPU on
  * cpus CPUs admits, counting up to limit. */
@@ -215,7 +215,7 @@ static void test_threads_runtime(void) {
 }
 
 
-/* The kernel's template arithmetic, written again from kernel/patches/0032:
+/* The kernel's template arithmetic, written again from kernel/patches/0033:
  * a template reserves nr * to_ratio(period, runtime), the values in ns, and
  * is set while what its holder has allocated plus it fits the holder's
  * capacity, cpus * to_ratio(group period, group runtime). How many units

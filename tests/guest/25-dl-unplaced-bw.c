@@ -23,7 +23,7 @@
  *    wake-list race found it in 4 of 5 boots after the earlier tests).
  *
  * Afterwards, with every deadline task gone, each runqueue's running_bw
- * and this_bw (scheduler debugfs, patch 0031) must be 0, and the pool and
+ * and this_bw (scheduler debugfs, patch 0032) must be 0, and the pool and
  * the root domain back where they were.
  */
 #include <pthread.h>

@@ -136,7 +136,7 @@ static inline long long rd_total_bw(int cpu)
 }
 
 /*
- * The runqueues whose GRUB utilizations (running_bw, this_bw: patch 0031)
+ * The runqueues whose GRUB utilizations (running_bw, this_bw: patch 0032)
  * are not 0, described into @buf ("cpu1 this_bw 78643, ..."); their number.
  * With no deadline task left, and their 0-lag times passed, all are 0.
  */

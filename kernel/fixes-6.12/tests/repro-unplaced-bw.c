@@ -14,7 +14,7 @@
  *     is never counted as active, and running_bw underflows when it blocks.
  * 6.12 code is the same (kernel/sched/deadline.c, core.c).
  *
- * 6.12 does not print running_bw/this_bw (the series' 0031 does), so the
+ * 6.12 does not print running_bw/this_bw (the series' 0032 does), so the
  * witness is the scheduler's own checks: with CONFIG_SCHED_DEBUG (Debian
  * has it), SCHED_WARN_ON() in __add_running_bw()/__sub_running_bw()/
  * __add_rq_bw()/__sub_rq_bw() warn once ("dl_rq->running_bw >
