@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +41,26 @@ int main(void) {
         is_int(fileio_write_atomic(path, "two, longer\n"), 0, "a record is replaced");
         ok(fileio_read_full(path, &again, NULL) == 0 && streq_ptr(again, "two, longer\n"), "by the new text");
         is_int(entries(dir), 1, "nothing left beside it");
+
+        /* A write cut short (here by the file size limit, as a full disk
+         * or a crash would) leaves the old record whole. */
+        {
+                struct rlimit old, lim;
+                int r;
+
+                ok(getrlimit(RLIMIT_FSIZE, &old) == 0, "the file size limit");
+                lim = (struct rlimit) { .rlim_cur = 4, .rlim_max = old.rlim_max };
+                (void) signal(SIGXFSZ, SIG_IGN);
+                ok(setrlimit(RLIMIT_FSIZE, &lim) == 0, "lowered to 4 bytes");
+                r = fileio_write_atomic(path, "three: longer than the limit\n");
+                (void) setrlimit(RLIMIT_FSIZE, &old);
+                is_int(r, -EFBIG, "a write cut short: EFBIG");
+                free(again);
+                again = NULL;
+                ok(fileio_read_full(path, &again, NULL) == 0 && streq_ptr(again, "two, longer\n"),
+                   "the old record is whole");
+                is_int(entries(dir), 1, "and no temporary file is left");
+        }
 
         is_int(fileio_write_atomic(missing, "x"), -ENOENT, "a missing directory: ENOENT");
         ok(mkdir(sub, 0755) == 0, "a directory where the record would go");
