@@ -1,4 +1,4 @@
-"""make stress's settings and report (tests/harness/dlcheck stress)."""
+"""make stress's settings and report, and make check-fixes' verdicts (tests/harness/dlcheck)."""
 import importlib.machinery
 import importlib.util
 import os
@@ -100,6 +100,21 @@ TAP version 13
 # exit 0 3
 DLSCHED-END
 """
+
+
+class FixesOutcomes(unittest.TestCase):
+    RESULTS = "# test fx-a\n1..1\nok 1\n# exit 0 7\n# test fx-b\n1..1\nok 1\n# exit 0 3\n"
+
+    def test_a_splat_fails_the_test_it_came_in(self):
+        # The exit line as the console shows it: after the shell's prompt.
+        console = ("[ 26.1] WARNING: bad unlock balance detected!\n"
+                   "\x1b[?2004hroot@dlsched:~# dlsched: fx-a: exit 0 (7s)\n"
+                   "dlsched: fx-b: exit 0 (3s)\n")
+        self.assertEqual(dlcheck.test_outcomes(self.RESULTS, console), {"fx-a": "fail", "fx-b": "pass"})
+
+    def test_a_clean_console_leaves_the_results(self):
+        console = "dlsched: fx-a: exit 0 (7s)\nroot@dlsched:~# dlsched: fx-b: exit 0 (3s)\n"
+        self.assertEqual(dlcheck.test_outcomes(self.RESULTS, console), {"fx-a": "pass", "fx-b": "pass"})
 
 
 class TestOutput(unittest.TestCase):
