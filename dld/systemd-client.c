@@ -24,19 +24,17 @@ void systemd_unit_info_done(UnitInfo *u) {
  * yet). */
 char *systemd_slice_cgroup(sd_bus *bus, KernelFs *kfs, const char *slice) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_free_ char *path = NULL;
-        char *cg = unitname_slice_cgroup_path(slice);
+        _cleanup_free_ char *computed = unitname_slice_cgroup_path(slice), *path = NULL;
+        char *cg = NULL;
 
-        if (!cg || kernelfs_cgroup_exists(kfs, cg))
-                return cg;
-        free(cg);
-        cg = NULL;
+        if (!computed || kernelfs_cgroup_exists(kfs, computed))
+                return TAKE_PTR(computed);
         if (bus && sd_bus_path_encode(SYSTEMD_PATH "/unit", slice, &path) >= 0 &&
             sd_bus_get_property_string(bus, SYSTEMD_DEST, path, "org.freedesktop.systemd1.Slice", "ControlGroup",
                                        &e, &cg) >= 0 && cg && *cg)
                 return cg;
         free(cg);
-        return unitname_slice_cgroup_path(slice);
+        return TAKE_PTR(computed);
 }
 
 static int read_unit_property(sd_bus_message *reply, const char *name, void *userdata) {
