@@ -8,7 +8,6 @@
 #include "dlsched/dld-bus.h"
 #include "log.h"
 #include "plan.h"
-#include "systemd-client.h"
 #include "timespan.h"
 #include "unitname.h"
 
@@ -36,13 +35,13 @@ int apply_slices_to_prepare(Manager *m, const Policy *np, char ***ret_slices) {
         return 0;
 }
 
-/* *cgroup: the slice's cgroup as systemd now names it. */
+/* *cgroup: the slice's cgroup, computed from its name as systemd escapes it. */
 static int slice_ready(Manager *m, const char *slice, char **cgroup) {
         char *cg;
 
         if (slice_has_dl_files(m, *cgroup))
                 return 0;
-        cg = systemd_slice_cgroup(m->bus, m->kfs, slice);
+        cg = unitname_slice_cgroup_path(slice);
         if (!cg)
                 return -ENOMEM;
         free(*cgroup);
@@ -102,7 +101,7 @@ int apply_policy(Manager *m, Policy *np, sd_bus_error *error) {
                 if (dup)
                         continue;
                 ag[n].slice = (char *) slice;
-                ag[n].cgroup = systemd_slice_cgroup(m->bus, m->kfs, slice);
+                ag[n].cgroup = unitname_slice_cgroup_path(slice);
                 if (!ag[n].cgroup) {
                         r = -ENOMEM;
                         goto finish;

@@ -9,7 +9,6 @@
 #include "reload.h"
 #include "service-threads.h"
 #include "service.h"
-#include "systemd-client.h"
 #include "unitname.h"
 
 /* CheckPolicy: the most files one call may hold. */
@@ -76,7 +75,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 }
 
 static int append_group(Manager *m, sd_bus_message *reply, const PolicyGroup *g) {
-        _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, m->kfs, g->slice);
+        _cleanup_free_ char *cg = unitname_slice_cgroup_path(g->slice);
         unsigned cpus = kernelfs_cpus(m->kfs);
         uint64_t reserved = admission_capacity(cpus, g->runtime_us, g->period_us);
         int64_t allocated = 0;
@@ -184,10 +183,8 @@ static int admit_unit(sd_bus_message *msg, Manager *m, sd_bus_error *error) {
 
         if ((r = sd_bus_message_read(msg, "stttu", &unit, &runtime, &deadline, &period, &threads)) < 0)
                 return r;
-        r = service_admit_manual(m, unit, runtime, deadline, period, threads_from_bus(threads), error);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(msg, NULL);
+        /* Answered once systemd has told dld about the unit. */
+        return service_admit_manual(m, msg, unit, runtime, deadline, period, threads_from_bus(threads), error);
 }
 
 static int release_unit(sd_bus_message *msg, Manager *m, sd_bus_error *error) {
@@ -272,22 +269,20 @@ static int method_manage(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
 static int method_prepare_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *unit, *invocation, *state, *reason;
+        const char *unit, *invocation;
         int r;
 
         if ((r = check_root(msg, error)) < 0)
                 return r;
         if ((r = sd_bus_message_read(msg, "ss", &unit, &invocation)) < 0)
                 return r;
-        r = service_unit_starting(m, unit, invocation, &state, &reason, error);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(msg, "ss", state, reason);
+        /* Answered once decided. */
+        return service_unit_starting(m, msg, unit, invocation, error);
 }
 
 static int method_admit_container(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *id, *name, *cgroup, *group, *state, *reason;
+        const char *id, *name, *cgroup, *group;
         uint64_t runtime, deadline, period;
         uint32_t threads;
         int r;
@@ -297,11 +292,9 @@ static int method_admit_container(sd_bus_message *msg, void *userdata, sd_bus_er
         if ((r = sd_bus_message_read(msg, "sssstttu", &id, &name, &cgroup, &group, &runtime, &deadline, &period,
                                      &threads)) < 0)
                 return r;
-        r = containers_admit(m, id, name, cgroup, group, runtime, deadline, period, threads_from_bus(threads),
-                                    &state, &reason, error);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(msg, "ss", state, reason);
+        /* Answered once decided. */
+        return containers_admit(m, msg, id, name, cgroup, group, runtime, deadline, period, threads_from_bus(threads),
+                                error);
 }
 
 static int method_release_container(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

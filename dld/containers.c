@@ -93,9 +93,26 @@ static int containers_new(Manager *m, const char *id, const char *name, const ch
         return 0;
 }
 
-int containers_admit(Manager *m, const char *id, const char *name, const char *cgroup, const char *group,
-                            uint64_t runtime, uint64_t deadline, uint64_t period, unsigned threads,
-                            const char **ret_state, const char **ret_reason, sd_bus_error *error) {
+/* AdmitContainer's answer: the state; a container failed by its group's
+ * on_refusal gets an error (its runtime does not start it). */
+static void container_answer(Manager *m, Service *s, sd_bus_message *call, int r, const sd_bus_error *error) {
+        if (r == -ENOMEM || r == -ESRCH || s->state == SERVICE_FAILED) {
+                (void) sd_bus_reply_method_errno(call, r < 0 ? r : -EBUSY, error);
+                return;
+        }
+        if (s->state == SERVICE_ADMITTED)
+                s->container_started = true;
+        r = containers_keep_record(m, s);
+        if (r < 0)
+                log_warning("%s: cannot record container %s: %s; a restart of dld would forget it",
+                            s->unit, s->container_name, strerror(-r));
+        /* Degraded: an answer, not an error. */
+        (void) sd_bus_reply_method_return(call, "ss", service_state_to_string(s->state), s->reason ?: "");
+}
+
+int containers_admit(Manager *m, sd_bus_message *call, const char *id, const char *name, const char *cgroup,
+                     const char *group, uint64_t runtime, uint64_t deadline, uint64_t period, unsigned threads,
+                     sd_bus_error *error) {
         DeadlineRequest req = {
                 .runtime_usec = runtime, .deadline_usec = deadline ?: period, .period_usec = period, .threads = threads,
         };
@@ -131,11 +148,14 @@ int containers_admit(Manager *m, const char *id, const char *name, const char *c
         for (size_t i = 0; i < m->n_services; i++)
                 if (streq_ptr(m->services[i]->container_id, id))
                         s = m->services[i];
-        if (s && s->state == SERVICE_ADMITTED && streq_ptr(s->cgroup, cgroup) && request_equal(&s->req, &req)) {
-                dropin_request_done(&req);
-                *ret_state = service_state_to_string(s->state);
-                *ret_reason = "";
-                return 0;
+        if (s && streq_ptr(s->cgroup, cgroup) && request_equal(&s->req, &req)) {
+                r = s->state == SERVICE_ADMITTED
+                        ? sd_bus_reply_method_return(call, "ss", service_state_to_string(s->state), "")
+                        : service_admit_join(s, call, container_answer);
+                if (r != 0) {
+                        dropin_request_done(&req);
+                        return r;
+                }
         }
         if (s)
                 containers_forget(m, s, "admitted again");
@@ -144,23 +164,8 @@ int containers_admit(Manager *m, const char *id, const char *name, const char *c
         dropin_request_done(&req);
         if (r < 0)
                 return r;
-        r = service_admit(m, s, true, error);
-        if (r == -ENOMEM || r == -ESRCH) {
-                service_forget(m, s);
-                return r;
-        }
-        if (s->state == SERVICE_FAILED)
-                return r < 0 ? r : -EBUSY;      /* error says why */
-        if (s->state == SERVICE_ADMITTED)
-                s->container_started = true;
-        sd_bus_error_free(error);               /* degraded: an answer, not an error */
-        r = containers_keep_record(m, s);
-        if (r < 0)
-                log_warning("%s: cannot record container %s: %s; a restart of dld would forget it",
-                            s->unit, s->container_name, strerror(-r));
-        *ret_state = service_state_to_string(s->state);
-        *ret_reason = s->reason ?: "";
-        return 0;
+        service_admit(m, s, true, call, container_answer);
+        return 1;
 }
 
 int containers_release(Manager *m, const char *id, sd_bus_error *error) {
@@ -173,6 +178,16 @@ int containers_release(Manager *m, const char *id, sd_bus_error *error) {
                 return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage a container %s", id);
         containers_forget(m, s, "the container stopped");
         return 0;
+}
+
+static void container_restored(Manager *m, Service *s, sd_bus_message *call, int r, const sd_bus_error *error) {
+        (void) call, (void) error;
+        if (r == -ENOMEM || r == -ESRCH)
+                return;         /* forgotten (-ESRCH), or kept without a record */
+        if (containers_keep_record(m, s) < 0)
+                log_warning("%s: cannot record container %s", s->unit, s->container_name);
+        log_info("%s: container %s (%s) found again after a restart: %s", s->unit, s->container_name,
+                 s->container_id, service_state_to_string(s->state));
 }
 
 void containers_restore(Manager *m) {
@@ -206,23 +221,21 @@ void containers_restore(Manager *m) {
                 if (containers_new(m, c.id, c.name, c.cgroup, &c.req, &s) < 0)
                         continue;
                 s->container_started = true;
-                if (c.admitted_group) {
-                        /* Admitted when dld went down: it stays so, whatever
-                         * the policy says now (a running container is never
-                         * stopped or degraded by a restart of dld). */
-                        s->group = steal_pointer(&c.admitted_group);
-                        r = service_resume(m, s);
-                } else
+                if (!c.admitted_group) {
                         /* Refused before, or a record without the group: decide
                          * again, without the group's on_refusal action. */
-                        r = service_admit(m, s, false, NULL);
-                if (r == -ENOMEM || r == -ESRCH) {
+                        service_admit(m, s, false, NULL, container_restored);
+                        continue;
+                }
+                /* Admitted when dld went down: it stays so, whatever the
+                 * policy says now (a running container is never stopped or
+                 * degraded by a restart of dld). */
+                s->group = steal_pointer(&c.admitted_group);
+                r = service_resume(m, s);
+                if (r == -ENOMEM) {
                         service_forget(m, s);
                         continue;
                 }
-                if (containers_keep_record(m, s) < 0)
-                        log_warning("%s: cannot record container %s", s->unit, s->container_name);
-                log_info("%s: container %s (%s) found again after a restart: %s", s->unit, s->container_name,
-                         s->container_id, service_state_to_string(s->state));
+                container_restored(m, s, NULL, r, NULL);
         }
 }

@@ -19,16 +19,17 @@ Service *containers_find_scope(Manager *m, const char *scope);
 
 /* Admits a container in the cgroup of its init process, a scope or below
  * one (container_cgroup_split(): its group is the one of the slice above
- * the scope, or group if not empty); threads
- * as for service_admit_manual(). Returns 0 when admitted or degraded (the
- * group's on_refusal: *ret_state "admitted" or "degraded", *ret_reason
- * why it was refused, "" when admitted; both point into the entry), or a
- * negative errno with error set: DLD_ERROR_REFUSED when refused in a
- * group whose on_refusal is "fail" (the hook then fails the container),
- * DLD_ERROR_INVALID_REQUEST, DLD_ERROR_NO_SUCH_UNIT (no such cgroup). */
-int containers_admit(Manager *m, const char *id, const char *name, const char *cgroup, const char *group,
-                     uint64_t runtime, uint64_t deadline, uint64_t period, unsigned threads,
-                     const char **ret_state, const char **ret_reason, sd_bus_error *error);
+ * the scope, or group if not empty); threads as for
+ * service_admit_manual(). call is answered once decided: the state
+ * ("admitted", or "degraded" by the group's on_refusal) and why it was
+ * refused ("" when admitted), or DLD_ERROR_REFUSED when refused in a group
+ * whose on_refusal is "fail" (the hook then fails the container). Returns
+ * 1 (answered, or to be), or a negative errno with error set for a call
+ * refused at once: DLD_ERROR_INVALID_REQUEST, DLD_ERROR_NO_SUCH_UNIT (no
+ * such cgroup). */
+int containers_admit(Manager *m, sd_bus_message *call, const char *id, const char *name, const char *cgroup,
+                     const char *group, uint64_t runtime, uint64_t deadline, uint64_t period, unsigned threads,
+                     sd_bus_error *error);
 /* The container stopped: its threads back to normal, its reservation
  * released, dld forgets it. DLD_ERROR_NO_SUCH_SERVICE if dld does not know it. */
 int containers_release(Manager *m, const char *id, sd_bus_error *error);

@@ -69,6 +69,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         /* Forget, do not release: reservations outlive dld. */
+        service_lookups_forget(m);
         service_forget_all(m);
         reload_forget(m);
         sd_event_source_unref(m->trim_source);
@@ -214,7 +215,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 }
 
 /* Follows every active service, as after a restart of dld: the kernel and
- * systemd hold the truth, dld's memory is rebuilt from them. */
+ * systemd hold the truth, dld's memory is rebuilt from them (each unit
+ * asked about without waiting: settle() waits for the answers). */
 static int sync_units(Manager *m) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -243,6 +245,20 @@ static int sync_units(Manager *m) {
         /* The reply is closed before new calls are made from the loop below. */
         for (char **u = active; u && *u; u++)
                 handle_state(m, *u, "active", NULL);
+        return 0;
+}
+
+/* Runs the loop until systemd has answered every question about units and
+ * every admission is decided (at start: before the orphan sweep). */
+static int settle(Manager *m) {
+        while (m->n_lookups > 0 || m->n_admitting > 0) {
+                int r = sd_event_run(m->event, UINT64_MAX);
+
+                if (r < 0)
+                        return r;
+                if (sd_event_get_exit_code(m->event, &(int) {0}) != -ENODATA)
+                        return -ECANCELED;      /* SIGTERM meanwhile */
+        }
         return 0;
 }
 
@@ -400,9 +416,13 @@ int manager_start(Manager *m) {
         r = sync_units(m);
         if (r < 0)
                 return r;
-        clean_manual(m);
         /* Before the sweep: a container's scope holds a reservation no unit owns. */
         containers_restore(m);
+        /* The sweep needs to know every unit dld follows: systemd answers first. */
+        r = settle(m);
+        if (r < 0)
+                return r;
+        clean_manual(m);
         kept = clean_admitted(m);
         for (char **cg = m->malformed_cgroups; cg && *cg; cg++)
                 (void) strv_extend(&kept, *cg);

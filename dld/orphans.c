@@ -3,7 +3,7 @@
 
 #include "log.h"
 #include "orphans.h"
-#include "systemd-client.h"
+#include "unitname.h"
 
 static bool is_service_cgroup(Manager *m, char * const *kept, const char *cgroup) {
         for (size_t i = 0; i < m->n_services; i++)
@@ -58,7 +58,7 @@ void orphans_release(Manager *m, char * const *kept) {
         _cleanup_strv_free_ char **group_cgroups = NULL;
 
         for (size_t i = 0; i < m->policy.n_groups; i++) {
-                _cleanup_free_ char *cg = systemd_slice_cgroup(m->bus, m->kfs, m->policy.groups[i].slice);
+                _cleanup_free_ char *cg = unitname_slice_cgroup_path(m->policy.groups[i].slice);
 
                 if (!cg || strv_extend(&group_cgroups, cg) < 0)
                         return;

@@ -35,6 +35,7 @@ static int load_commit(Manager *m, PolicyLoad *l, sd_bus_error *error);
 static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error);
 static int on_property_set(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error);
 static int on_start_queued(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error);
+static int on_barrier(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error);
 static int on_slices_timeout(sd_event_source *s, uint64_t usec, void *userdata);
 
 static char *files_list(char * const *files) {
@@ -200,7 +201,7 @@ static int load_begin(Manager *m, const char *dir, sd_bus_error *error) {
                                       "JobRemoved", on_job_removed, NULL, m);
         if (r < 0)
                 return r;
-        l->calls = calloc(2 * strv_length(slices), sizeof(sd_bus_slot *));
+        l->calls = calloc(2 * strv_length(slices) + 1, sizeof(sd_bus_slot *));
         if (!l->calls)
                 return -ENOMEM;
         for (char **sl = slices; *sl; sl++) {
@@ -213,6 +214,11 @@ static int load_begin(Manager *m, const char *dir, sd_bus_error *error) {
                         return r;
                 l->n_calls++;
         }
+        /* Answered once systemd has realized what the CPUWeight= calls set. */
+        r = systemd_barrier_async(m->bus, &l->calls[l->n_calls], on_barrier, m);
+        if (r < 0)
+                return r;
+        l->n_calls++;
         l->pending = l->n_calls;
         r = sd_event_add_time_relative(m->event, &l->timeout, CLOCK_MONOTONIC, RELOAD_SLICES_TIMEOUT_USEC, 0,
                                        on_slices_timeout, m);
@@ -260,9 +266,6 @@ static int load_commit(Manager *m, PolicyLoad *l, sd_bus_error *error) {
         if (l->failure)
                 r = sd_bus_error_setf(error, DLD_ERROR_APPLY_FAILED, "%s", l->failure);
         else {
-                /* Properties set on slices: realized once systemd answers this. */
-                if (l->n_calls > 0)
-                        (void) systemd_barrier(m->bus);
                 /* Before the kernel writes: a crash in the middle leaves a
                  * record of every slice that may hold a reservation. */
                 r = remember_slices(m, &l->policy, true);
@@ -399,6 +402,17 @@ static int on_property_set(sd_bus_message *reply, void *userdata, sd_bus_error *
                 return 0;
         if (e)
                 log_warning("cannot set CPUWeight=100 on a slice of the policy: %s", e->message ?: e->name);
+        call_answered(m->loading);
+        load_finish_when_ready(m);
+        return 0;
+}
+
+static int on_barrier(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+
+        (void) reply, (void) ret_error;
+        if (!m->loading)
+                return 0;
         call_answered(m->loading);
         load_finish_when_ready(m);
         return 0;

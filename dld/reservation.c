@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "log.h"
 #include "reservation.h"
-#include "systemd-client.h"
+#include "unitname.h"
 
 /* Free bandwidth where the unit's reservation goes: the group's slice. */
 uint64_t reservation_group_free_bw(Manager *m, const char *group) {
@@ -12,7 +12,7 @@ uint64_t reservation_group_free_bw(Manager *m, const char *group) {
 
         if (gi < 0)
                 return DL_BW_UNLIMITED;
-        cg = systemd_slice_cgroup(m->bus, m->kfs, m->policy.groups[gi].slice);
+        cg = unitname_slice_cgroup_path(m->policy.groups[gi].slice);
         if (!cg || kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_runtime_us", &rt) < 0 ||
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_period_us", &pe) < 0 ||
             kernelfs_cgroup_read(m->kfs, cg, "cpu.dl_total_bw", &total) < 0 || pe <= 0)

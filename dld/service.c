@@ -24,12 +24,74 @@ const char *service_state_to_string(ServiceState s) {
                 [SERVICE_DEGRADED] = "degraded",
                 [SERVICE_FAILED] = "failed",
                 [SERVICE_RELEASED] = "released",
+                [SERVICE_ADMITTING] = "admitting",
         };
         return names[s];
 }
 
-static Service *service_free(Service *s) {
+/* An admission waiting for systemd (the cpu controller of the unit's
+ * cgroup), and who waits for its outcome. */
+typedef struct AdmitWaiter {
+        sd_bus_message *call;           /* NULL: no call to answer */
+        ServiceAdmitted done;           /* NULL: nothing to do */
+} AdmitWaiter;
+
+typedef struct ServiceAdmission {
+        sd_bus_slot *barrier;           /* systemd's answer: the controller is realized */
+        bool take_action;
+        AdmitWaiter *waiters;
+        size_t n_waiters;
+} ServiceAdmission;
+
+static ServiceAdmission *admission_free(ServiceAdmission *a) {
+        if (!a)
+                return NULL;
+        sd_bus_slot_unref(a->barrier);
+        for (size_t i = 0; i < a->n_waiters; i++)
+                sd_bus_message_unref(a->waiters[i].call);
+        free(a->waiters);
+        free(a);
+        return NULL;
+}
+
+static int admission_add_waiter(ServiceAdmission *a, sd_bus_message *call, ServiceAdmitted done) {
+        AdmitWaiter *w = realloc(a->waiters, (a->n_waiters + 1) * sizeof(AdmitWaiter));
+
+        if (!w)
+                return -ENOMEM;
+        a->waiters = w;
+        a->waiters[a->n_waiters++] = (AdmitWaiter) { .call = sd_bus_message_ref(call), .done = done };
+        return 0;
+}
+
+static ServiceAdmission *service_take_admission(Manager *m, Service *s) {
+        ServiceAdmission *a = s->admission;
+
+        if (a)
+                m->n_admitting--;
+        s->admission = NULL;
+        return a;
+}
+
+static void admission_tell(Manager *m, Service *s, const AdmitWaiter *w, size_t n, int r,
+                           const sd_bus_error *error) {
+        for (size_t i = 0; i < n; i++)
+                if (w[i].done)
+                        w[i].done(m, s, w[i].call, r, error);
+}
+
+static Service *service_free(Manager *m, Service *s) {
         if (s) {
+                ServiceAdmission *a = service_take_admission(m, s);
+
+                if (a) {
+                        /* Whoever waits is answered: it will not be decided. */
+                        const sd_bus_error gone = SD_BUS_ERROR_MAKE_CONST(
+                                DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped (or dld is stopping) before its admission was decided");
+
+                        admission_tell(m, s, a->waiters, a->n_waiters, -ESRCH, &gone);
+                        admission_free(a);
+                }
                 service_threads_unwatch(s);
                 free(s->unit);
                 free(s->cgroup);
@@ -70,12 +132,12 @@ void service_forget(Manager *m, Service *s) {
                         m->n_services--;
                         break;
                 }
-        service_free(s);
+        service_free(m, s);
 }
 
 void service_forget_all(Manager *m) {
         while (m->n_services > 0)
-                service_free(m->services[--m->n_services]);
+                service_free(m, m->services[--m->n_services]);
         free(m->services);
         m->services = NULL;
         strv_free(m->without_request);
@@ -145,8 +207,8 @@ static char *service_refuse_reservation(Manager *m, Service *s, int err, bool ta
         return reason;
 }
 
-/* error may be NULL (a unit that became active: the refusal is logged). */
-int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error) {
+/* The group's rules: 0, or s refused (logged, the action taken, error set). */
+static int admit_check_policy(Manager *m, Service *s, bool take_action, sd_bus_error *error) {
         ServiceRequest sr = reservation_request(s, &s->req);
         _cleanup_free_ char *reason = NULL;
         int gi, r;
@@ -164,23 +226,30 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
                              m->policy.groups[gi].name) < 0 ? -ENOMEM : -EPERM;
         free(s->group);
         s->group = gi >= 0 ? strdup(m->policy.groups[gi].name) : NULL;
-        if (r == -ENOMEM)
+        if (r == -ENOMEM || r == 0)
                 return r;
-        if (r < 0) {
-                service_refuse(m, s, REFUSED_BY_POLICY, EPERM, reason, reservation_group_free_bw(m, s->group), take_action);
-                (void) sd_bus_error_set(error, gi < 0 ? DLD_ERROR_NOT_IN_GROUP : DLD_ERROR_REFUSED, reason);
-                return -EPERM;
-        }
+        service_refuse(m, s, REFUSED_BY_POLICY, EPERM, reason, reservation_group_free_bw(m, s->group), take_action);
+        (void) sd_bus_error_set(error, gi < 0 ? DLD_ERROR_NOT_IN_GROUP : DLD_ERROR_REFUSED, reason);
+        return -EPERM;
+}
 
-        /* The unit's cgroup needs the cpu controller: ask systemd for it,
-         * and read again once systemd has realized it (no polling). */
-        r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &(int64_t) {0});
-        if (r == -ENOENT && systemd_set_cpu_weight(m->bus, s->unit) >= 0 && systemd_barrier(m->bus) >= 0)
-                r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &(int64_t) {0});
-        if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
-                (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
-                return -ESRCH;  /* gone meanwhile: nothing to refuse */
-        }
+/* systemd removes a unit's cgroup when it stops: a kernel file missing
+ * there is the unit gone, not a refusal. */
+static int unit_stopped(Manager *m, Service *s, sd_bus_error *error) {
+        if (kernelfs_cgroup_exists(m->kfs, s->cgroup))
+                return 0;
+        (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
+        return -ESRCH;          /* nothing to refuse */
+}
+
+/* The reservation and the threads, once the unit's cgroup has the cpu
+ * controller (controller: what reading its cpu.dl_runtime_us gave). */
+static int admit_reserve(Manager *m, Service *s, int controller, bool take_action, sd_bus_error *error) {
+        _cleanup_free_ char *reason = NULL;
+        int r = controller;
+
+        if (r == -ENOENT && unit_stopped(m, s, error) < 0)
+                return -ESRCH;
         if (r < 0) {
                 const char *why = r == -ENOENT && !m->dl_groups
                         ? "the kernel has no per-cgroup deadline bandwidth (cpu.dl_runtime_us, CONFIG_DEADLINE_GROUP_SCHED)"
@@ -192,10 +261,8 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
         }
 
         r = reservation_set(m, s, &(bool) {false});
-        if (r == -ENOENT && !systemd_unit_is_active(m->bus, s->unit)) {
-                (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
+        if (r == -ENOENT && unit_stopped(m, s, error) < 0)
                 return -ESRCH;
-        }
         if (r < 0) {
                 reason = service_refuse_reservation(m, s, r, take_action);
                 if (!reason)
@@ -214,6 +281,77 @@ int service_admit(Manager *m, Service *s, bool take_action, sd_bus_error *error)
         return 0;
 }
 
+/* The outcome to whoever waits; a unit that stopped meanwhile is forgotten after. */
+static void admission_end(Manager *m, Service *s, const AdmitWaiter *w, size_t n, int r, const sd_bus_error *error) {
+        admission_tell(m, s, w, n, r, error);
+        if (r == -ESRCH)
+                service_forget(m, s);
+}
+
+static int on_controller_ready(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        Service *s = userdata;
+        Manager *m = s->manager;
+        ServiceAdmission *a = service_take_admission(m, s);
+        int r;
+
+        (void) reply, (void) ret_error;
+        r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &(int64_t) {0});
+        r = admit_reserve(m, s, r, a->take_action, &error);
+        admission_end(m, s, a->waiters, a->n_waiters, r, &error);
+        admission_free(a);      /* its slot: sd-bus holds it through this callback */
+        return 0;
+}
+
+/* Asks systemd for the cpu controller of s's cgroup; s waits, and so does w. */
+static int admission_start(Manager *m, Service *s, bool take_action, const AdmitWaiter *w) {
+        ServiceAdmission *a = calloc(1, sizeof(ServiceAdmission));
+        int r;
+
+        if (!a)
+                return -ENOMEM;
+        a->take_action = take_action;
+        r = admission_add_waiter(a, w->call, w->done);
+        if (r >= 0)
+                r = systemd_cpu_controller_async(m->bus, &a->barrier, s->unit, on_controller_ready, s);
+        if (r < 0) {
+                admission_free(a);
+                return r;
+        }
+        s->admission = a;
+        s->state = SERVICE_ADMITTING;
+        m->n_admitting++;
+        return 0;
+}
+
+void service_admit(Manager *m, Service *s, bool take_action, sd_bus_message *call, ServiceAdmitted done) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        AdmitWaiter w = { .call = call, .done = done };
+        int r;
+
+        r = admit_check_policy(m, s, take_action, &error);
+        if (r == 0) {
+                /* The unit's cgroup needs the cpu controller: asked of
+                 * systemd, and read again once it has realized it (no
+                 * polling, and the loop goes on meanwhile). */
+                r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &(int64_t) {0});
+                if (r == -ENOENT && kernelfs_cgroup_exists(m->kfs, s->cgroup) &&
+                    admission_start(m, s, take_action, &w) >= 0)
+                        return;
+                r = admit_reserve(m, s, r, take_action, &error);
+        }
+        admission_end(m, s, &w, 1, r, &error);
+}
+
+int service_admit_join(Service *s, sd_bus_message *call, ServiceAdmitted done) {
+        int r;
+
+        if (!s->admission)
+                return 0;
+        r = admission_add_waiter(s->admission, call, done);
+        return r < 0 ? r : 1;
+}
+
 int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest *req, bool manual, Service **ret) {
         char why[DEADLINE_WHY_MAX];
         Service *s, **ns;
@@ -229,7 +367,7 @@ int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest
         if (!s->unit || (u->cgroup && !s->cgroup) || (u->slice && !s->slice) || !ns) {
                 if (ns)
                         m->services = ns;
-                service_free(s);
+                service_free(m, s);
                 return -ENOMEM;
         }
         /* read_request() refused what does not resolve (X-DeadlinePromote=cgroup
@@ -239,6 +377,7 @@ int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest
         s->req = *req;
         *req = (DeadlineRequest) {};
         s->manual = manual;
+        s->manager = m;
         m->services = ns;
         m->services[m->n_services++] = s;
         *ret = s;
@@ -358,16 +497,22 @@ static int service_adopt(Manager *m, const char *unit, const UnitInfo *u) {
         return 0;
 }
 
+static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_error *error);
+
 /* Decides for the activation u of unit, once: admits its request, if it
  * has one. starting: asked from the unit's ExecStartPre= (it is still
- * activating, its main process not yet started). */
-static int service_decide(Manager *m, const char *unit, const UnitInfo *u, bool starting) {
+ * activating, its main process not yet started). 1: done goes with the
+ * admission; else the decision is made (0) or failed (-ENOMEM). */
+static int decide(Manager *m, const char *unit, const UnitInfo *u, bool starting, sd_bus_message *call,
+                  ServiceAdmitted done) {
         DeadlineRequest req;
         bool manual;
         Service *s;
         int r;
 
         s = service_find(m, unit);
+        if (s && s->admission && streq_ptr(s->invocation, u->invocation))
+                return call || done ? service_admit_join(s, call, done) : 0;
         if (service_decided_for(m, s, u->invocation, starting))
                 return 0;
         if (s)
@@ -397,58 +542,249 @@ static int service_decide(Manager *m, const char *unit, const UnitInfo *u, bool 
                 log_info("%s: released by hand in this run of the unit: not admitted again", unit);
                 return 0;
         }
-        r = service_admit(m, s, true, NULL);
-        if (r == -ESRCH)
-                service_forget(m, s);
-        return r == -ENOMEM ? r : 0;
+        service_admit(m, s, true, call, done);
+        return 1;
+}
+
+/* decide(), and done (when given) told the outcome either way. */
+static void service_decide(Manager *m, const char *unit, const UnitInfo *u, bool starting, sd_bus_message *call,
+                           ServiceAdmitted done) {
+        int r = decide(m, unit, u, starting, call, done);
+
+        if (r == 1)
+                return;
+        if (r < 0)
+                log_warning("%s: cannot follow: %s", unit, strerror(-r));
+        if (done)
+                done(m, service_find(m, unit), call, r, NULL);
+}
+
+/* Questions to systemd about a unit (its properties, one GetAll), each
+ * answered in the loop: dld never waits for systemd. */
+typedef enum LookupPurpose {
+        LOOKUP_ACTIVE,          /* it became active: decide for it */
+        LOOKUP_RESTARTING,      /* a unit followed is activating: a new run? */
+        LOOKUP_STARTING,        /* PrepareUnit: decide before its main process starts */
+        LOOKUP_ADMIT,           /* AdmitUnit */
+} LookupPurpose;
+
+typedef struct UnitLookup {
+        Manager *m;
+        LookupPurpose purpose;
+        char *unit;
+        char *invocation;       /* LOOKUP_STARTING: the asking process's activation ("": any) */
+        sd_bus_message *call;   /* LOOKUP_STARTING, LOOKUP_ADMIT: the call to answer */
+        DeadlineRequest req;    /* LOOKUP_ADMIT */
+        sd_bus_slot *slot;
+} UnitLookup;
+
+static UnitLookup *lookup_free(UnitLookup *l) {
+        if (!l)
+                return NULL;
+        sd_bus_slot_unref(l->slot);     /* not answered yet: its callback goes */
+        sd_bus_message_unref(l->call);
+        dropin_request_done(&l->req);
+        free(l->unit);
+        free(l->invocation);
+        free(l);
+        return NULL;
+}
+
+static void lookup_remove(Manager *m, UnitLookup *l) {
+        for (size_t i = 0; i < m->n_lookups; i++)
+                if (m->lookups[i] == l) {
+                        memmove(&m->lookups[i], &m->lookups[i + 1], (m->n_lookups - i - 1) * sizeof(UnitLookup *));
+                        m->n_lookups--;
+                        return;
+                }
+}
+
+static bool lookup_pending(Manager *m, const char *unit, LookupPurpose purpose) {
+        for (size_t i = 0; i < m->n_lookups; i++)
+                if (m->lookups[i]->purpose == purpose && streq_ptr(m->lookups[i]->unit, unit))
+                        return true;
+        return false;
+}
+
+void service_lookups_forget(Manager *m) {
+        while (m->n_lookups > 0)
+                lookup_free(m->lookups[--m->n_lookups]);
+        free(m->lookups);
+        m->lookups = NULL;
+}
+
+/* PrepareUnit's answer: the state decided ("none": no request). */
+static void prepare_answer(Manager *m, Service *s, sd_bus_message *call, int r, const sd_bus_error *error) {
+        (void) m, (void) error;
+        if (r == -ENOMEM) {
+                (void) sd_bus_reply_method_errno(call, r, NULL);
+                return;
+        }
+        if (!s || r == -ESRCH)
+                (void) sd_bus_reply_method_return(call, "ss", "none", "");
+        else
+                (void) sd_bus_reply_method_return(call, "ss", service_state_to_string(s->state), s->reason ?: "");
+}
+
+/* AdmitUnit's answer, once admitted or refused. */
+static void admit_manual_answer(Manager *m, Service *s, sd_bus_message *call, int r, const sd_bus_error *error) {
+        if (r < 0) {
+                (void) sd_bus_reply_method_errno(call, r, error);
+                return;
+        }
+        r = records_manual_save(m->run_dir, s->unit, &s->req);
+        if (r < 0)
+                log_warning("%s: cannot record the manual admission: %s", s->unit, strerror(-r));
+        (void) sd_bus_reply_method_return(call, NULL);
+}
+
+static void lookup_starting_answered(Manager *m, UnitLookup *l, int r, const UnitInfo *u) {
+        if (r < 0 || streq_ptr(u->load_state, "not-found")) {
+                (void) sd_bus_reply_method_errorf(l->call, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", l->unit);
+                return;
+        }
+        if (*l->invocation && !streq_ptr(u->invocation, l->invocation)) {
+                (void) sd_bus_reply_method_errorf(l->call, DLD_ERROR_UNIT_NOT_ACTIVE,
+                                                  "%s is not in its activation %s (systemd has %s)", l->unit,
+                                                  l->invocation, u->invocation && *u->invocation ? u->invocation : "none");
+                return;
+        }
+        service_decide(m, l->unit, u, true, l->call, prepare_answer);
+}
+
+static void lookup_admit_answered(Manager *m, UnitLookup *l, int r, const UnitInfo *u) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *unit = l->unit;
+        Service *s;
+
+        if (r < 0 || streq_ptr(u->load_state, "not-found"))
+                r = sd_bus_error_setf(&error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
+        else if (!streq_ptr(u->active_state, "active") && !streq_ptr(u->active_state, "reloading"))
+                r = sd_bus_error_setf(&error, DLD_ERROR_UNIT_NOT_ACTIVE, "%s is %s, not active: nothing to admit", unit,
+                                      u->active_state ?: "unknown");
+        if (r < 0)
+                goto answer;
+        s = service_find(m, unit);
+        if (s && s->admission) {
+                r = sd_bus_error_setf(&error, DLD_ERROR_REFUSED,
+                                      "an admission of %s is under way: ask again once it is decided", unit);
+                goto answer;
+        }
+        records_release_remove(m->run_dir, unit);
+        if (s && s->state == SERVICE_ADMITTED) {
+                r = service_readmit(m, s, &l->req, &error);
+                if (r >= 0 && records_manual_save(m->run_dir, unit, &s->req) < 0)
+                        log_warning("%s: cannot record the manual admission", unit);
+                goto answer;
+        }
+        if (s) {
+                dropin_request_done(&s->req);
+                s->req = l->req;
+                l->req = (DeadlineRequest) {};
+                s->manual = true;
+        } else {
+                r = service_new(m, unit, u, &l->req, true, &s);
+                if (r < 0)
+                        goto answer;
+        }
+        service_admit(m, s, false, l->call, admit_manual_answer);
+        return;
+answer:
+        if (r < 0)
+                (void) sd_bus_reply_method_errno(l->call, r, &error);
+        else
+                (void) sd_bus_reply_method_return(l->call, NULL);
+}
+
+static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
+        UnitLookup *l = userdata;
+        Manager *m = l->m;
+        Service *s;
+        int r;
+
+        (void) ret_error;
+        lookup_remove(m, l);
+        r = systemd_unit_info_from_reply(reply, l->unit, &u, &error);
+        switch (l->purpose) {
+        case LOOKUP_ACTIVE:
+                if (r < 0)
+                        log_warning("%s: cannot follow: %s", l->unit, error.message ?: strerror(-r));
+                else
+                        service_decide(m, l->unit, &u, false, NULL, NULL);
+                break;
+        case LOOKUP_RESTARTING:
+                s = service_find(m, l->unit);
+                if (s && !(r >= 0 && streq_ptr(u.invocation, s->invocation)))
+                        service_unit_inactive(m, l->unit);
+                break;
+        case LOOKUP_STARTING:
+                lookup_starting_answered(m, l, r, &u);
+                break;
+        case LOOKUP_ADMIT:
+                lookup_admit_answered(m, l, r, &u);
+                break;
+        }
+        lookup_free(l);         /* its slot: sd-bus holds it through this callback */
+        return 0;
+}
+
+/* Asks systemd about unit for purpose; req is taken over (LOOKUP_ADMIT). */
+static int lookup_start(Manager *m, LookupPurpose purpose, const char *unit, const char *invocation,
+                        sd_bus_message *call, DeadlineRequest *req) {
+        UnitLookup *l, **nl;
+        int r;
+
+        l = calloc(1, sizeof(UnitLookup));
+        if (!l)
+                return -ENOMEM;
+        *l = (UnitLookup) { .m = m, .purpose = purpose, .unit = strdup(unit), .call = sd_bus_message_ref(call) };
+        if (req) {
+                l->req = *req;
+                *req = (DeadlineRequest) {};
+        }
+        nl = realloc(m->lookups, (m->n_lookups + 1) * sizeof(UnitLookup *));
+        if (nl)
+                m->lookups = nl;
+        if (!l->unit || !nl || (invocation && !(l->invocation = strdup(invocation)))) {
+                lookup_free(l);
+                return -ENOMEM;
+        }
+        r = systemd_unit_info_async(m->bus, &l->slot, unit, on_lookup_reply, l);
+        if (r < 0) {
+                lookup_free(l);
+                return r;
+        }
+        m->lookups[m->n_lookups++] = l;
+        return 0;
 }
 
 int service_unit_active(Manager *m, const char *unit, const char *invocation) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
         Service *s = service_find(m, unit);
-        int r;
 
         /* The signal's activation, when it carries one: no call to systemd. */
         if (invocation && *invocation && service_decided_for(m, s, invocation, false))
                 return 0;
         if (!s && decided_without_request(m, unit, invocation))
                 return 0;
-
-        r = systemd_unit_info(m->bus, unit, &u, &e);
-        if (r < 0)
-                return r;
-        return service_decide(m, unit, &u, false);
+        /* Asked already: its answer comes after this signal, so it is newer. */
+        if (lookup_pending(m, unit, LOOKUP_ACTIVE))
+                return 0;
+        return lookup_start(m, LOOKUP_ACTIVE, unit, NULL, NULL, NULL);
 }
 
-int service_unit_starting(Manager *m, const char *unit, const char *invocation, const char **ret_state,
-                          const char **ret_reason, sd_bus_error *error) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
-        Service *s;
+int service_unit_starting(Manager *m, sd_bus_message *call, const char *unit, const char *invocation,
+                          sd_bus_error *error) {
         int r;
 
         if (!unitname_is_service(unit))
                 return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST, "\"%s\" is not a service unit name", unit);
-        r = systemd_unit_info(m->bus, unit, &u, &e);
-        if (r < 0 || streq_ptr(u.load_state, "not-found"))
-                return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
-        if (*invocation && !streq_ptr(u.invocation, invocation))
-                return sd_bus_error_setf(error, DLD_ERROR_UNIT_NOT_ACTIVE,
-                                         "%s is not in its activation %s (systemd has %s)", unit, invocation,
-                                         u.invocation && *u.invocation ? u.invocation : "none");
-        r = service_decide(m, unit, &u, true);
-        if (r < 0)
-                return r;
-        s = service_find(m, unit);
-        *ret_state = s ? service_state_to_string(s->state) : "none";
-        *ret_reason = s && s->reason ? s->reason : "";
-        return 0;
+        r = lookup_start(m, LOOKUP_STARTING, unit, invocation, call, NULL);
+        return r < 0 ? r : 1;
 }
 
 void service_unit_restarting(Manager *m, const char *unit, const char *invocation) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
         Service *s = service_find(m, unit);
 
         if (!s)
@@ -457,9 +793,10 @@ void service_unit_restarting(Manager *m, const char *unit, const char *invocatio
          * be older than the decision: if it disagrees, ask systemd. */
         if (invocation && *invocation && streq_ptr(invocation, s->invocation))
                 return;
-        if (systemd_unit_info(m->bus, unit, &u, &e) >= 0 && streq_ptr(u.invocation, s->invocation))
+        if (lookup_pending(m, unit, LOOKUP_RESTARTING))
                 return;
-        service_unit_inactive(m, unit);
+        if (lookup_start(m, LOOKUP_RESTARTING, unit, NULL, NULL, NULL) < 0)
+                service_unit_inactive(m, unit);
 }
 
 void service_unit_inactive(Manager *m, const char *unit) {
@@ -544,14 +881,11 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_
         return 0;
 }
 
-int service_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_t deadline, uint64_t period,
-                         unsigned threads, sd_bus_error *error) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
+int service_admit_manual(Manager *m, sd_bus_message *call, const char *unit, uint64_t runtime, uint64_t deadline,
+                         uint64_t period, unsigned threads, sd_bus_error *error) {
         DeadlineRequest req = {
                 .runtime_usec = runtime, .deadline_usec = deadline ?: period, .period_usec = period, .threads = threads,
         };
-        Service *s;
         int r;
 
         if (!unitname_is_service(unit))
@@ -559,38 +893,9 @@ int service_admit_manual(Manager *m, const char *unit, uint64_t runtime, uint64_
         r = request_check(&req, error);
         if (r < 0)
                 return r;
-        r = systemd_unit_info(m->bus, unit, &u, &e);
-        if (r < 0 || streq_ptr(u.load_state, "not-found"))
-                return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
-        if (!streq_ptr(u.active_state, "active") && !streq_ptr(u.active_state, "reloading"))
-                return sd_bus_error_setf(error, DLD_ERROR_UNIT_NOT_ACTIVE,
-                                         "%s is %s, not active: nothing to admit", unit, u.active_state ?: "unknown");
-
-        records_release_remove(m->run_dir, unit);
-        s = service_find(m, unit);
-        if (s && s->state == SERVICE_ADMITTED) {
-                r = service_readmit(m, s, &req, error);
-                dropin_request_done(&req);
-        } else {
-                if (s) {
-                        dropin_request_done(&s->req);
-                        s->req = req;
-                        s->manual = true;
-                } else {
-                        r = service_new(m, unit, &u, &req, true, &s);
-                        if (r < 0)
-                                return r;
-                }
-                r = service_admit(m, s, false, error);
-                if (r == -ESRCH)
-                        service_forget(m, s);
-        }
-        if (r < 0)
-                return r;
-        r = records_manual_save(m->run_dir, unit, &s->req);
-        if (r < 0)
-                log_warning("%s: cannot record the manual admission: %s", unit, strerror(-r));
-        return 0;
+        r = lookup_start(m, LOOKUP_ADMIT, unit, NULL, call, &req);
+        dropin_request_done(&req);
+        return r < 0 ? r : 1;
 }
 
 int service_release_manual(Manager *m, const char *unit, sd_bus_error *error) {
@@ -599,6 +904,9 @@ int service_release_manual(Manager *m, const char *unit, sd_bus_error *error) {
 
         if (!s)
                 return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
+        if (s->admission)
+                return sd_bus_error_setf(error, DLD_ERROR_REFUSED,
+                                         "an admission of %s is under way: ask again once it is decided", unit);
         if (s->container_id)
                 return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
                                          "%s is the scope of container %s: it is released when the container stops",

@@ -2,14 +2,13 @@
 #pragma once
 
 /* The systemd client: what dld asks systemd over the bus (unit properties,
- * start and stop jobs, a slice's cgroup). Knows nothing of dld's own
- * state, and never waits for anything but a reply. */
+ * start and stop jobs). Knows nothing of dld's own
+ * state. Only systemd_unit_info() waits for a reply, and only dld's start
+ * calls it; the rest hand the reply to a callback. */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
-
-#include "kernelfs.h"
 
 /* systemd's bus names dld uses. */
 #define SYSTEMD_DEST "org.freedesktop.systemd1"
@@ -30,16 +29,15 @@ typedef struct UnitInfo {
         bool delegate;          /* Delegate=yes: the unit owns its cgroup subtree */
 } UnitInfo;
 void systemd_unit_info_done(UnitInfo *u);
+/* The unit's properties, from one GetAll of all its interfaces. Waits for
+ * the answer: for dld's start only, before it follows anything. */
 int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error *error);
-bool systemd_unit_is_active(sd_bus *bus, const char *unit);
+/* The same, without waiting: callback gets the reply, which
+ * systemd_unit_info_from_reply() reads (an error reply included). */
+int systemd_unit_info_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
+                            sd_bus_message_handler_t callback, void *userdata);
+int systemd_unit_info_from_reply(sd_bus_message *reply, const char *unit, UnitInfo *ret, sd_bus_error *error);
 
-/* A slice's cgroup path: computed (with systemd's escaping) when the
- * kernel has that cgroup, else systemd's ControlGroup, else the computed
- * one (a slice not started yet). */
-char *systemd_slice_cgroup(sd_bus *bus, KernelFs *kfs, const char *slice);
-
-/* CPUWeight=100: the systemd way to get the cpu controller along the path. */
-int systemd_set_cpu_weight(sd_bus *bus, const char *unit);
 /* Asks systemd to stop unit, without waiting: a failure is logged. */
 int systemd_stop_unit(sd_bus *bus, const char *unit);
 
@@ -54,5 +52,10 @@ int systemd_start_unit_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *un
 /* A call that systemd answers only once it has realized the cgroups of the
  * properties set before (SetUnitProperties): its main loop empties the
  * cgroup realize queue before it takes the next bus message. So a cgroup
- * file the property brings is there when this returns, with no polling. */
-int systemd_barrier(sd_bus *bus);
+ * file the property brings is there when callback runs, with no polling. */
+int systemd_barrier_async(sd_bus *bus, sd_bus_slot **ret_slot, sd_bus_message_handler_t callback, void *userdata);
+/* CPUWeight=100 on unit (the systemd way to get the cpu controller along
+ * its path; a failure is logged), then the barrier: callback runs once the
+ * controller is there, or will not be. */
+int systemd_cpu_controller_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
+                                 sd_bus_message_handler_t callback, void *userdata);

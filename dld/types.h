@@ -22,7 +22,11 @@ typedef enum ServiceState {
         SERVICE_DEGRADED,       /* refused, runs as a normal task */
         SERVICE_FAILED,         /* refused, dld stopped it */
         SERVICE_RELEASED,       /* released by hand, until it restarts */
+        SERVICE_ADMITTING,      /* waiting for systemd: the cpu controller of its cgroup */
 } ServiceState;
+
+struct ServiceAdmission;
+struct UnitLookup;
 
 typedef struct Service {
         char *unit;
@@ -56,6 +60,7 @@ typedef struct Service {
         char *container_id;
         char *container_name;
         bool container_started;         /* admitted before: refusing it later stops its scope */
+        struct ServiceAdmission *admission;     /* SERVICE_ADMITTING: who waits, the call to systemd */
 } Service;
 
 /* Who waits for the outcome of a policy reload (reload.c). */
@@ -108,6 +113,11 @@ typedef struct Manager {
         char **reserved_slices;         /* slices whose groups dld may have reserved (run_dir/slices) */
         ReloadWaiters reload_queued;    /* asked for while one was under way */
         bool following;                 /* systemd's unit signals are handled (after the start's sync) */
+        /* Questions to systemd about units not answered yet (service.c):
+         * the loop goes on meanwhile. */
+        struct UnitLookup **lookups;
+        size_t n_lookups;
+        unsigned n_admitting;           /* services in SERVICE_ADMITTING */
         bool dl_groups;         /* the kernel has cpu.dl_runtime_us */
         bool policy_restored;   /* started with the copy in run_dir/applied */
         bool privileges_missing; /* manager_start() refused: a need is missing (privileges.h) */

@@ -11,6 +11,12 @@ int busprops_get_all(sd_bus *bus, const char *destination, const char *path, con
                                "s", interface);
         if (r < 0)
                 return r;
+        return busprops_read(reply, each, userdata);
+}
+
+int busprops_read(sd_bus_message *reply, busprops_each_t each, void *userdata) {
+        int r;
+
         r = sd_bus_message_enter_container(reply, 'a', "{sv}");
         if (r < 0)
                 return r;

@@ -11,5 +11,9 @@
  * returns 0 to have it skipped, or a negative errno to stop. */
 typedef int (*busprops_each_t)(sd_bus_message *reply, const char *name, void *userdata);
 
+/* GetAll's reply, read: each property handed to each. interface "" in
+ * the call asks for every interface's properties (sd-bus's objects, systemd's
+ * among them, answer so). */
+int busprops_read(sd_bus_message *reply, busprops_each_t each, void *userdata);
 int busprops_get_all(sd_bus *bus, const char *destination, const char *path, const char *interface,
                      sd_bus_error *error, busprops_each_t each, void *userdata);

@@ -9,7 +9,6 @@
 #include "kernelfs.h"
 #include "manager.h"
 #include "reservation.h"
-#include "systemd-client.h"
 #include "tap.h"
 #include "util.h"
 
@@ -57,11 +56,6 @@ int kernelfs_cgroup_write(KernelFs *k, const char *cgroup, const char *file, int
         if (r == 0)
                 *(streq_ptr(file, "cpu.dl_runtime_us") ? &cg.runtime_us : &cg.period_us) = value;
         return r;
-}
-
-char *systemd_slice_cgroup(sd_bus *bus, KernelFs *kfs, const char *slice) {
-        (void) bus, (void) kfs, (void) slice;
-        return NULL;
 }
 
 static void kernel(DlTemplate t, int64_t runtime_us, int64_t period_us, int n, const int *fail) {

@@ -3,7 +3,7 @@
 # messages for bad requests, root only.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 38
+plan 42
 
 # dld's vtable serves the API of org.dlsched.Dld1.xml, member for member.
 want=$(cat /usr/lib/dlsched/dld-api.listing)
@@ -72,6 +72,34 @@ like "ListServices: anyone may read" "$(nobody_call ListServices)" "t64-a.servic
 like "GetService: anyone may read" "$(nobody_call GetService s t64-a.service)" '"admitted"'
 like "properties: anyone may read" "$(setpriv --reuid=65534 --regid=65534 --clear-groups busctl --system \
 	get-property org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager CPUs 2>&1)" "^u [0-9]+$"
+dld_call ReleaseUnit s t64-a.service > /dev/null
+
+# dld's loop never waits for systemd. A daemon-reload whose generator
+# takes 6 s keeps systemd from taking bus calls; an AdmitUnit asked
+# meanwhile needs systemd's answer and waits alone, while dld answers the
+# rest. (The generator sleeps once: a leftover file costs later reloads nothing.)
+mkdir -p /run/systemd/system-generators
+printf '#!/bin/sh
+rm /run/t64-slow-once 2>/dev/null && sleep 6
+exit 0
+' > /run/systemd/system-generators/t64-slow
+chmod +x /run/systemd/system-generators/t64-slow
+touch /run/t64-slow-once
+systemctl daemon-reload & reload_pid=$!
+sleep 1.5
+dld_call AdmitUnit stttu t64-a.service 2000 0 20000 1 > /dev/null 2>&1 & admit_pid=$!
+sleep 0.5
+ok "while systemd runs a 6-s generator, dld answers ListServices within 2 s" \
+	busctl --system --timeout=2 call org.dlsched.Dld1 /org/dlsched/Dld1 org.dlsched.Dld1.Manager ListServices
+is "  and GetService: systemd is still reloading" "$(timeout 2 busctl --system --timeout=2 call org.dlsched.Dld1 \
+	/org/dlsched/Dld1 org.dlsched.Dld1.Manager GetService s t64-plain.service 2>&1 | grep -c "dld does not manage"
+	kill -0 "$reload_pid" 2>/dev/null && echo reloading)" "1
+reloading"
+wait "$admit_pid"
+is "  the AdmitUnit asked meanwhile is answered once systemd is back" "$?" 0
+is "  and admitted: its template" "$(cgfile "$(cgroup_of t64-a)" cpu.dl_template)" "1 2000 20000 20000"
+wait "$reload_pid"
+rm -f /run/systemd/system-generators/t64-slow
 dld_call ReleaseUnit s t64-a.service > /dev/null
 ok "non-root callers may introspect" sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups busctl --system call org.dlsched.Dld1 /org/dlsched/Dld1 org.freedesktop.DBus.Introspectable Introspect | grep -q ListServices"
 done_testing

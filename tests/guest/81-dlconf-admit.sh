@@ -4,7 +4,7 @@
 # (anyone) and write (root, or polkit's org.dlsched.dld1.manage).
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 68
+plan 78
 
 write_policy 81-test "$DLD_TEST_POLICY"
 dlconf reload || fail "policy applies"
@@ -105,6 +105,30 @@ like "  thread now 3ms/20ms" "$(chrt -p "$pid")" "3000000/20000000/20000000"
 is "  template now 3ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" "$NCPUS 3000 20000 20000"
 dlconf release t81-a
 systemctl stop t81-b
+
+# The same for a unit that owns its cgroup (Delegate=yes: dld never touches
+# its threads): a per-CPU reservation (cpu.dl_runtime_us), not a template.
+make_service t81-p deadline-media.slice "/bin/sleep infinity" Delegate=yes \
+	X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
+systemctl start t81-p t81-b
+wait_until 10 test "$(service_state t81-p.service)" = admitted
+p_files() { echo "$(cgfile "$(cgroup_of t81-p)" cpu.dl_runtime_us) $(cgfile "$(cgroup_of t81-p)" cpu.dl_period_us)"; }
+is "Delegate=yes unit: admitted, 2ms of each 20ms on each CPU" "$(service_state t81-p.service) $(p_files)" "admitted 2000 20000"
+ok "  admit t81-b 2ms/20ms on each CPU: the group is full" dlconf admit t81-b --runtime=2ms --period=20ms --threads=all
+group_total=$(cgfile /deadline.slice/deadline-media.slice cpu.dl_total_bw)
+out=$(dlconf admit t81-p --runtime=2500us --period=20ms --threads=all 2>&1); rc=$?
+is "  re-admit that the group cannot hold: exit 3" "$rc" 3
+like "  the admission stays" "$out" "; the existing admission stays as it was"
+is "  its cpu.dl_runtime_us and cpu.dl_period_us as before, still admitted" "$(p_files) $(service_state t81-p.service)" \
+	"2000 20000 admitted"
+is "  the group's cpu.dl_total_bw as before" "$(cgfile /deadline.slice/deadline-media.slice cpu.dl_total_bw)" "$group_total"
+ok "  a smaller new request is taken" dlconf admit t81-p --runtime=1ms --period=20ms --threads=all
+is "  cpu.dl_runtime_us now 1000" "$(p_files)" "1000 20000"
+dlconf release t81-b
+ok "  with room again, a larger one is taken" dlconf admit t81-p --runtime=3ms --period=20ms --threads=all
+is "  cpu.dl_runtime_us now 3000" "$(p_files)" "3000 20000"
+dlconf release t81-p
+systemctl stop t81-b t81-p
 
 # Reading is open; writing needs root or polkit (org.dlsched.dld1.manage).
 # uid 1000 is an operator's first user (the bus wants a user it can name).
