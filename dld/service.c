@@ -851,10 +851,13 @@ static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_
                 return r;
         if (r < 0 && lost) {
                 /* The kernel refused the old reservation back (someone took
-                 * its room meanwhile): the unit runs as normal tasks now. */
+                 * its room meanwhile): the unit runs as normal tasks now, and
+                 * shows the request refused, as any degraded unit does. */
                 if (asprintf(&why, "%s; the existing admission could not be put back: the unit runs as normal tasks",
                              reason) < 0)
                         return -ENOMEM;
+                s->req = *req;
+                *req = old;
                 service_refuse(m, s, REFUSED_BY_ADMISSION, r, why, reservation_group_free_bw(m, s->group), false);
                 (void) sd_bus_error_set(error, DLD_ERROR_REFUSED, why);
                 return r;
