@@ -149,9 +149,12 @@ int containers_admit(Manager *m, sd_bus_message *call, const char *id, const cha
                 if (streq_ptr(m->services[i]->container_id, id))
                         s = m->services[i];
         if (s && streq_ptr(s->cgroup, cgroup) && request_equal(&s->req, &req)) {
-                r = s->state == SERVICE_ADMITTED
-                        ? sd_bus_reply_method_return(call, "ss", service_state_to_string(s->state), "")
-                        : service_admit_join(s, call, container_answer);
+                if (s->state == SERVICE_ADMITTED) {
+                        dropin_request_done(&req);
+                        (void) sd_bus_reply_method_return(call, "ss", service_state_to_string(s->state), "");
+                        return 1;
+                }
+                r = service_admit_join(s, call, container_answer);
                 if (r != 0) {
                         dropin_request_done(&req);
                         return r;

@@ -283,6 +283,8 @@ static int admit_reserve(Manager *m, Service *s, int controller, bool take_actio
 
 /* The outcome to whoever waits; a unit that stopped meanwhile is forgotten after. */
 static void admission_end(Manager *m, Service *s, const AdmitWaiter *w, size_t n, int r, const sd_bus_error *error) {
+        if (s->state == SERVICE_ADMITTING)
+                s->state = SERVICE_DEGRADED;    /* -ENOMEM: nothing reserved */
         admission_tell(m, s, w, n, r, error);
         if (r == -ESRCH)
                 service_forget(m, s);
@@ -296,8 +298,13 @@ static int on_controller_ready(sd_bus_message *reply, void *userdata, sd_bus_err
         int r;
 
         (void) reply, (void) ret_error;
-        r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &(int64_t) {0});
-        r = admit_reserve(m, s, r, a->take_action, &error);
+        /* The rules again: another unit of the group may have been admitted,
+         * or a reload changed the policy, while this one waited. */
+        r = admit_check_policy(m, s, a->take_action, &error);
+        if (r == 0) {
+                r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &(int64_t) {0});
+                r = admit_reserve(m, s, r, a->take_action, &error);
+        }
         admission_end(m, s, a->waiters, a->n_waiters, r, &error);
         admission_free(a);      /* its slot: sd-bus holds it through this callback */
         return 0;
@@ -377,6 +384,7 @@ int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest
         s->req = *req;
         *req = (DeadlineRequest) {};
         s->manual = manual;
+        s->state = SERVICE_DEGRADED;    /* until decided */
         s->manager = m;
         m->services = ns;
         m->services[m->n_services++] = s;
@@ -607,8 +615,14 @@ static bool lookup_pending(Manager *m, const char *unit, LookupPurpose purpose) 
 }
 
 void service_lookups_forget(Manager *m) {
-        while (m->n_lookups > 0)
-                lookup_free(m->lookups[--m->n_lookups]);
+        while (m->n_lookups > 0) {
+                UnitLookup *l = m->lookups[--m->n_lookups];
+
+                if (l->call)
+                        (void) sd_bus_reply_method_errorf(l->call, DLD_ERROR_UNIT_NOT_ACTIVE,
+                                                          "dld is stopping: %s was not decided", l->unit);
+                lookup_free(l);
+        }
         free(m->lookups);
         m->lookups = NULL;
 }
@@ -638,8 +652,18 @@ static void admit_manual_answer(Manager *m, Service *s, sd_bus_message *call, in
         (void) sd_bus_reply_method_return(call, NULL);
 }
 
-static void lookup_starting_answered(Manager *m, UnitLookup *l, int r, const UnitInfo *u) {
-        if (r < 0 || streq_ptr(u->load_state, "not-found")) {
+/* systemd could not be asked, or did not answer: not a verdict on the unit. */
+static void reply_lookup_failed(UnitLookup *l, int r, const sd_bus_error *error) {
+        (void) sd_bus_reply_method_errorf(l->call, SD_BUS_ERROR_FAILED, "cannot ask systemd about %s: %s", l->unit,
+                                          error && error->message ? error->message : strerror(-r));
+}
+
+static void lookup_starting_answered(Manager *m, UnitLookup *l, int r, const UnitInfo *u, const sd_bus_error *error) {
+        if (r < 0) {
+                reply_lookup_failed(l, r, error);
+                return;
+        }
+        if (streq_ptr(u->load_state, "not-found")) {
                 (void) sd_bus_reply_method_errorf(l->call, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", l->unit);
                 return;
         }
@@ -652,12 +676,17 @@ static void lookup_starting_answered(Manager *m, UnitLookup *l, int r, const Uni
         service_decide(m, l->unit, u, true, l->call, prepare_answer);
 }
 
-static void lookup_admit_answered(Manager *m, UnitLookup *l, int r, const UnitInfo *u) {
+static void lookup_admit_answered(Manager *m, UnitLookup *l, int r, const UnitInfo *u,
+                                  const sd_bus_error *lookup_error) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         const char *unit = l->unit;
         Service *s;
 
-        if (r < 0 || streq_ptr(u->load_state, "not-found"))
+        if (r < 0) {
+                reply_lookup_failed(l, r, lookup_error);
+                return;
+        }
+        if (streq_ptr(u->load_state, "not-found"))
                 r = sd_bus_error_setf(&error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
         else if (!streq_ptr(u->active_state, "active") && !streq_ptr(u->active_state, "reloading"))
                 r = sd_bus_error_setf(&error, DLD_ERROR_UNIT_NOT_ACTIVE, "%s is %s, not active: nothing to admit", unit,
@@ -720,10 +749,10 @@ static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                         service_unit_inactive(m, l->unit);
                 break;
         case LOOKUP_STARTING:
-                lookup_starting_answered(m, l, r, &u);
+                lookup_starting_answered(m, l, r, &u, &error);
                 break;
         case LOOKUP_ADMIT:
-                lookup_admit_answered(m, l, r, &u);
+                lookup_admit_answered(m, l, r, &u, &error);
                 break;
         }
         lookup_free(l);         /* its slot: sd-bus holds it through this callback */

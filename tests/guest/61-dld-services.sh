@@ -6,7 +6,7 @@
 # SCHED_DEADLINE from their first instruction, stop releases.
 . /usr/lib/dlsched/60-dld-lib.inc
 dld_require
-plan 43
+plan 45
 
 apply_test_policy 61-test
 media=/deadline.slice/deadline-media.slice
@@ -116,4 +116,19 @@ is "media slice allocated back to 0" "$(cgfile $media cpu.dl_total_bw)" 0
 is "system pool back to its value" "$(knob sched_dl_total_bw)" "$base_total"
 wait_until 10 test "$(journal_json $DLD_MSG_RELEASED t61-a.service | wc -l)" -ge 1
 ok "release logged" test "$(journal_json $DLD_MSG_RELEASED t61-a.service | wc -l)" -ge 1
+
+# Two units of a group that holds one service, started at once in a new
+# slice: both wait for systemd to give their cgroups the cpu controller,
+# and the group's rules are checked again after the wait. One is admitted.
+write_policy 61-one '{ "groups": [ { "name": "one", "slice": "t61one.slice", "runtime_us": 100000,
+                                     "period_us": 1000000, "max_services": 1 } ] }'
+dld_call Reload > /dev/null || fail "the max_services 1 policy applies" "$(dld_call Reload 2>&1)"
+make_service t61-o1 t61one.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms
+make_service t61-o2 t61one.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms
+systemctl start t61-o1 t61-o2
+both() { echo "$(service_state t61-o1.service) $(service_state t61-o2.service)" | tr ' ' '\n' | sort | tr '\n' ' '; }
+for _ in $(seq 50); do case "$(both)" in *none*|*admitting*) sleep 0.2;; *) break;; esac; done
+is "two units at once in a group of max_services 1: one admitted, one degraded" "$(both)" "admitted degraded "
+is "  the slice holds one unit's reservation" "$(cgfile /t61one.slice cpu.dl_total_bw)" "$(bw 1000 20000)"
+systemctl stop t61-o1 t61-o2
 done_testing
