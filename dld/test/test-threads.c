@@ -3,6 +3,7 @@
  * dld read from a unit's cgroup.threads that now belongs to a task in
  * another cgroup, or to no live task, is never acted on. */
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,42 @@ static pid_t sleeper(void) {
         return pid;
 }
 
+static int put(const char *root, const char *rel, const char *text) {
+        _cleanup_free_ char *path = NULL, *cmd = NULL;
+
+        if (asprintf(&path, "%s/%s", root, rel) < 0 ||
+            asprintf(&cmd, "mkdir -p \"$(dirname '%s')\"", path) < 0 || system(cmd) != 0)
+                return -ENOMEM;
+        return fileio_write_atomic(path, text);
+}
+
+/* The callers go through the guard: a unit's cgroup.threads (a fake tree)
+ * that lists a process living elsewhere, as a reused number would, gets it
+ * neither limits set nor taken back. Without the guard they would act on
+ * it: EINVAL from prlimit() on a kernel without the deadline limits, a
+ * change of its limits on one with them. */
+static void callers_skip_foreign(pid_t pid) {
+        char root[] = "/tmp/test-threads.XXXXXX";
+        _cleanup_free_ char *tids = NULL, *cmd = NULL;
+        DeadlineRequest req = { .runtime_usec = 2000, .deadline_usec = 20000, .period_usec = 20000, .threads = 1 };
+        DeadlineLimits none = dllimits_none(), grant = dllimits_grant(&req);
+        ThreadCount count = {};
+        KernelFs *kfs = NULL;
+
+        if (!ok(mkdtemp(root) != NULL, "a fake cgroup tree") || asprintf(&tids, "%d\n", (int) pid) < 0)
+                return;
+        ok(put(root, "sys/fs/cgroup/cgroup.controllers", "cpu\n") == 0 &&
+           put(root, "sys/fs/cgroup/dlsched-test.slice/u.service/cgroup.threads", tids) == 0 &&
+           kernelfs_new(root, &kfs) == 0, "  whose u.service lists the child, which lives elsewhere");
+        is_int(threads_set_limits(kfs, "/dlsched-test.slice/u.service", &none), 0,
+               "  taking limits back leaves the child alone");
+        is_int(threads_count(kfs, "/dlsched-test.slice/u.service", &grant, &count), 0,
+               "  granting limits leaves it alone too");
+        kernelfs_free(kfs);
+        if (asprintf(&cmd, "rm -rf '%s'", root) >= 0)
+                (void) system(cmd);
+}
+
 int main(void) {
         _cleanup_free_ char *cg = own_cgroup(), *other = NULL;
         siginfo_t si = {};
@@ -50,6 +87,7 @@ int main(void) {
         is_int(threads_process_hold(pid, other), -ESRCH,
                "a process in another cgroup (what a reused tid can be) is not held: -ESRCH");
         is_int(threads_process_hold(pid, "/dlsched-test-elsewhere.slice"), -ESRCH, "  nor under an unrelated slice");
+        callers_skip_foreign(pid);
 
         /* Exited, its number not free yet (a zombie): not held. */
         kill(pid, SIGKILL);
