@@ -236,7 +236,7 @@ static int admit_check_policy(Manager *m, Service *s, bool take_action, sd_bus_e
 /* systemd removes a unit's cgroup when it stops: a kernel file missing
  * there is the unit gone, not a refusal. */
 static int unit_stopped(Manager *m, Service *s, sd_bus_error *error) {
-        if (kernelfs_cgroup_exists(m->kfs, s->cgroup))
+        if (kernelfs_unit_cgroup_exists(m->kfs, s->cgroup))
                 return 0;
         (void) sd_bus_error_set(error, DLD_ERROR_UNIT_NOT_ACTIVE, "the unit stopped");
         return -ESRCH;          /* nothing to refuse */
@@ -342,7 +342,7 @@ void service_admit(Manager *m, Service *s, bool take_action, sd_bus_message *cal
                  * systemd, and read again once it has realized it (no
                  * polling, and the loop goes on meanwhile). */
                 r = kernelfs_cgroup_read(m->kfs, s->cgroup, "cpu.dl_runtime_us", &(int64_t) {0});
-                if (r == -ENOENT && kernelfs_cgroup_exists(m->kfs, s->cgroup) &&
+                if (r == -ENOENT && kernelfs_unit_cgroup_exists(m->kfs, s->cgroup) &&
                     admission_start(m, s, take_action, &w) >= 0)
                         return;
                 r = admit_reserve(m, s, r, take_action, &error);

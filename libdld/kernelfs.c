@@ -206,6 +206,24 @@ bool kernelfs_cgroup_exists(KernelFs *k, const char *cgroup) {
         return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+bool kernelfs_unit_cgroup_exists(KernelFs *k, const char *cgroup) {
+        static const char * const v1_trees[] = { "systemd", "unified" };
+        struct stat st;
+
+        if (k->hierarchy != CGROUP_V1)
+                return kernelfs_cgroup_exists(k, cgroup);
+        for (size_t i = 0; i < ELEMENTSOF(v1_trees); i++) {
+                _cleanup_free_ char *tree = NULL, *p = NULL;
+
+                if (asprintf(&tree, "%s/sys/fs/cgroup/%s", k->root, v1_trees[i]) < 0 ||
+                    asprintf(&p, "%s%s%s", tree, cgroup[0] == '/' ? "" : "/", cgroup) < 0)
+                        return true;    /* the safe answer: not gone */
+                if (stat(tree, &st) == 0)
+                        return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        }
+        return kernelfs_cgroup_exists(k, cgroup);
+}
+
 int kernelfs_cgroup_read(KernelFs *k, const char *cgroup, const char *file, int64_t *ret) {
         _cleanup_free_ char *p = NULL;
 

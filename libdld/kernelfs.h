@@ -51,7 +51,12 @@ unsigned kernelfs_cpus(KernelFs *k);
  * -ENODATA if no cgroup has the cpu controller to tell. */
 int kernelfs_dl_groups_supported(KernelFs *k);
 
+/* The cgroup, in the cpu controller's hierarchy. */
 bool kernelfs_cgroup_exists(KernelFs *k, const char *cgroup);
+/* A unit's cgroup as systemd keeps it, whatever its controllers: the
+ * unified hierarchy, or on v1 systemd's own (name=systemd), where a unit
+ * without the cpu controller has a cgroup that the cpu hierarchy lacks. */
+bool kernelfs_unit_cgroup_exists(KernelFs *k, const char *cgroup);
 int kernelfs_cgroup_read(KernelFs *k, const char *cgroup, const char *file, int64_t *ret);
 int kernelfs_cgroup_write(KernelFs *k, const char *cgroup, const char *file, int64_t value);
 

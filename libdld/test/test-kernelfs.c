@@ -165,6 +165,10 @@ static void test_v1_and_missing(void) {
         is_int(kernelfs_dl_groups_supported(k), 0, "no cpu.dl_runtime_us next to cpu.shares: unsupported");
         is_int(kernelfs_cgroup_threads(k, "/system.slice", &tids, &n), 0, "v1 threads from tasks");
         ok(n == 1 && tids[0] == 7, "v1 thread id");
+        put("sys/fs/cgroup/systemd/system.slice/u.service/tasks", "8\n");
+        ok(kernelfs_unit_cgroup_exists(k, "/system.slice/u.service") && !kernelfs_cgroup_exists(k, "/system.slice/u.service"),
+           "v1: a unit cgroup without the cpu controller is in systemd's hierarchy only");
+        ok(!kernelfs_unit_cgroup_exists(k, "/system.slice/gone.service"), "v1: a unit gone is in neither");
 
         nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
         mkdir(root, 0700);
