@@ -583,13 +583,13 @@ typedef struct UnitLookup {
         char *invocation;       /* LOOKUP_STARTING: the asking process's activation ("": any) */
         sd_bus_message *call;   /* LOOKUP_STARTING, LOOKUP_ADMIT: the call to answer */
         DeadlineRequest req;    /* LOOKUP_ADMIT */
-        sd_bus_slot *slot;
+        UnitInfoQuery *query;
 } UnitLookup;
 
 static UnitLookup *lookup_free(UnitLookup *l) {
         if (!l)
                 return NULL;
-        sd_bus_slot_unref(l->slot);     /* not answered yet: its callback goes */
+        systemd_unit_info_query_free(l->query);        /* not answered yet: its callback goes */
         sd_bus_message_unref(l->call);
         dropin_request_done(&l->req);
         free(l->unit);
@@ -725,38 +725,34 @@ answer:
                 (void) sd_bus_reply_method_return(l->call, NULL);
 }
 
-static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(systemd_unit_info_done) UnitInfo u = {};
+static void on_lookup_reply(const UnitInfo *info, int r, const sd_bus_error *error, void *userdata) {
+        static const UnitInfo none = {};
+        const UnitInfo *u = info ?: &none;
         UnitLookup *l = userdata;
         Manager *m = l->m;
         Service *s;
-        int r;
 
-        (void) ret_error;
         lookup_remove(m, l);
-        r = systemd_unit_info_from_reply(reply, l->unit, &u, &error);
         switch (l->purpose) {
         case LOOKUP_ACTIVE:
                 if (r < 0)
-                        log_warning("%s: cannot follow: %s", l->unit, error.message ?: strerror(-r));
+                        log_warning("%s: cannot follow: %s", l->unit, error->message ?: strerror(-r));
                 else
-                        service_decide(m, l->unit, &u, false, NULL, NULL);
+                        service_decide(m, l->unit, u, false, NULL, NULL);
                 break;
         case LOOKUP_RESTARTING:
                 s = service_find(m, l->unit);
-                if (s && !(r >= 0 && streq_ptr(u.invocation, s->invocation)))
+                if (s && !(r >= 0 && streq_ptr(u->invocation, s->invocation)))
                         service_unit_inactive(m, l->unit);
                 break;
         case LOOKUP_STARTING:
-                lookup_starting_answered(m, l, r, &u, &error);
+                lookup_starting_answered(m, l, r, u, error);
                 break;
         case LOOKUP_ADMIT:
-                lookup_admit_answered(m, l, r, &u, &error);
+                lookup_admit_answered(m, l, r, u, error);
                 break;
         }
-        lookup_free(l);         /* its slot: sd-bus holds it through this callback */
-        return 0;
+        lookup_free(l);         /* and its query: sd-bus holds the slot of this answer */
 }
 
 /* Asks systemd about unit for purpose; req is taken over (LOOKUP_ADMIT). */
@@ -780,7 +776,7 @@ static int lookup_start(Manager *m, LookupPurpose purpose, const char *unit, con
                 lookup_free(l);
                 return -ENOMEM;
         }
-        r = systemd_unit_info_async(m->bus, &l->slot, unit, on_lookup_reply, l);
+        r = systemd_unit_info_async(m->bus, &l->query, unit, on_lookup_reply, l);
         if (r < 0) {
                 lookup_free(l);
                 return r;

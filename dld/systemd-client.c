@@ -62,64 +62,160 @@ static int read_unit_property(sd_bus_message *reply, const char *name, void *use
         return (u->invocation = unitname_id128_to_hex(id, n)) ? 1 : -ENOMEM;
 }
 
-int systemd_unit_info_from_reply(sd_bus_message *reply, const char *unit, UnitInfo *ret, sd_bus_error *error) {
+/* What dld reads of a service: the Unit interface's properties in one
+ * GetAll, and three of the Service interface's, each by Get (its GetAll
+ * would make systemd read every accounting file of the cgroup). */
+static const char *const service_properties[] = { "ControlGroup", "Slice", "Delegate" };
+#define UNIT_INFO_CALLS (1 + ELEMENTSOF(service_properties))
+
+static int unit_info_call(sd_bus *bus, const char *path, size_t i, sd_bus_message **ret) {
+        int r = sd_bus_message_new_method_call(bus, ret, SYSTEMD_DEST, path, "org.freedesktop.DBus.Properties",
+                                               i == 0 ? "GetAll" : "Get");
+
+        if (r < 0)
+                return r;
+        return i == 0 ? sd_bus_message_append(*ret, "s", SYSTEMD_UNIT)
+                      : sd_bus_message_append(*ret, "ss", SYSTEMD_SERVICE, service_properties[i - 1]);
+}
+
+/* Reads reply i (as unit_info_call() asked) into u; error set on failure. */
+static int unit_info_read(sd_bus_message *reply, size_t i, const char *unit, UnitInfo *u, sd_bus_error *error) {
         const sd_bus_error *e = sd_bus_message_get_error(reply);
-        UnitInfo u = {};
         int r;
 
         if (e) {
+                /* A systemd without Delegate= delegates nothing. */
+                if (i > 0 && streq_ptr(service_properties[i - 1], "Delegate"))
+                        return 0;
                 (void) sd_bus_error_copy(error, e);
                 return -sd_bus_message_get_errno(reply) ?: -EIO;
         }
-        r = busprops_read(reply, read_unit_property, &u);
-        if (r < 0) {
-                systemd_unit_info_done(&u);
+        r = i == 0 ? busprops_read(reply, read_unit_property, u) : read_unit_property(reply, service_properties[i - 1], u);
+        if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "systemd's properties of %s could not be read: %s", unit,
                                                strerror(-r));
-        }
-        /* A systemd that lacks one of them is not one dld can follow. */
-        if (!u.load_state || !u.active_state || !u.fragment_path || !u.invocation ||
-            (unitname_is_service(unit) && (!u.cgroup || !u.slice))) {
-                systemd_unit_info_done(&u);
-                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
-                                        "systemd gave a unit without the properties dld needs");
-        }
-        *ret = u;
         return 0;
 }
 
-/* Every interface's properties ("" : the Unit's and the Service's), in one call. */
-static int unit_get_all(sd_bus *bus, sd_bus_message **ret, const char *unit) {
+/* A systemd that lacks one of them is not one dld can follow. */
+static int unit_info_check(const UnitInfo *u, sd_bus_error *error) {
+        if (!u->load_state || !u->active_state || !u->fragment_path || !u->invocation || !u->cgroup || !u->slice)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "systemd gave a unit without the properties dld needs");
+        return 0;
+}
+
+int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error *error) {
         _cleanup_free_ char *path = NULL;
+        UnitInfo u = {};
         int r;
 
         r = sd_bus_path_encode(SYSTEMD_UNIT_PREFIX, unit, &path);
         if (r < 0)
                 return r;
-        return sd_bus_message_new_method_call(bus, ret, SYSTEMD_DEST, path, "org.freedesktop.DBus.Properties",
-                                              "GetAll");
+        for (size_t i = 0; i < UNIT_INFO_CALLS; i++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+
+                r = unit_info_call(bus, path, i, &call);
+                if (r >= 0)
+                        r = sd_bus_call(bus, call, 0, error, &reply);
+                if (r < 0 && i > 0 && streq_ptr(service_properties[i - 1], "Delegate")) {
+                        sd_bus_error_free(error);       /* a systemd without it delegates nothing */
+                        continue;
+                }
+                if (r < 0 || (r = unit_info_read(reply, i, unit, &u, error)) < 0)
+                        goto fail;
+        }
+        r = unit_info_check(&u, error);
+        if (r >= 0) {
+                *ret = u;
+                return 0;
+        }
+fail:
+        if (!sd_bus_error_is_set(error))
+                (void) sd_bus_error_set_errnof(error, r, "cannot ask systemd about %s: %s", unit, strerror(-r));
+        systemd_unit_info_done(&u);
+        return r;
 }
 
-int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+struct UnitInfoQuery {
+        char *unit;
+        UnitInfo info;
+        int result;
+        sd_bus_error error;
+        unsigned pending;
+        UnitInfoHandler done;
+        void *userdata;
+        struct {
+                UnitInfoQuery *query;
+                size_t index;
+                sd_bus_slot *slot;
+        } calls[UNIT_INFO_CALLS];
+};
+
+UnitInfoQuery *systemd_unit_info_query_free(UnitInfoQuery *q) {
+        if (!q)
+                return NULL;
+        for (size_t i = 0; i < UNIT_INFO_CALLS; i++)
+                sd_bus_slot_unref(q->calls[i].slot);   /* unanswered: its callback goes */
+        systemd_unit_info_done(&q->info);
+        sd_bus_error_free(&q->error);
+        free(q->unit);
+        free(q);
+        return NULL;
+}
+
+static int on_unit_info_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        typeof(((UnitInfoQuery *) NULL)->calls[0]) *c = userdata;
+        UnitInfoQuery *q = c->query;
+
+        (void) ret_error;
+        if (q->result >= 0)
+                q->result = unit_info_read(reply, c->index, q->unit, &q->info, &q->error);
+        if (--q->pending > 0)
+                return 0;
+        if (q->result >= 0)
+                q->result = unit_info_check(&q->info, &q->error);
+        /* The handler may free q (its slots are held through this callback). */
+        q->done(q->result >= 0 ? &q->info : NULL, q->result, &q->error, q->userdata);
+        return 0;
+}
+
+int systemd_unit_info_async(sd_bus *bus, UnitInfoQuery **ret, const char *unit, UnitInfoHandler done,
+                            void *userdata) {
+        _cleanup_free_ char *path = NULL;
+        UnitInfoQuery *q;
         int r;
 
-        if ((r = unit_get_all(bus, &call, unit)) < 0 || (r = sd_bus_message_append(call, "s", "")) < 0)
-                return r;
-        r = sd_bus_call(bus, call, 0, error, &reply);
+        r = sd_bus_path_encode(SYSTEMD_UNIT_PREFIX, unit, &path);
         if (r < 0)
                 return r;
-        return systemd_unit_info_from_reply(reply, unit, ret, error);
-}
+        q = calloc(1, sizeof(UnitInfoQuery));
+        if (!q || !(q->unit = strdup(unit))) {
+                free(q);
+                return -ENOMEM;
+        }
+        q->done = done;
+        q->userdata = userdata;
+        q->error = SD_BUS_ERROR_NULL;
+        /* All asked at once: systemd answers them in order, the last one
+         * completes the query. */
+        for (size_t i = 0; i < UNIT_INFO_CALLS; i++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
 
-int systemd_unit_info_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
-                            sd_bus_message_handler_t callback, void *userdata) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        int r;
-
-        if ((r = unit_get_all(bus, &call, unit)) < 0 || (r = sd_bus_message_append(call, "s", "")) < 0)
-                return r;
-        return sd_bus_call_async(bus, ret_slot, call, callback, userdata, 0);
+                q->calls[i].query = q;
+                q->calls[i].index = i;
+                r = unit_info_call(bus, path, i, &call);
+                if (r >= 0)
+                        r = sd_bus_call_async(bus, &q->calls[i].slot, call, on_unit_info_reply, &q->calls[i], 0);
+                if (r < 0) {
+                        systemd_unit_info_query_free(q);
+                        return r;
+                }
+                q->pending++;
+        }
+        *ret = q;
+        return 0;
 }
 
 static int on_stop_unit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *error) {

@@ -29,14 +29,18 @@ typedef struct UnitInfo {
         bool delegate;          /* Delegate=yes: the unit owns its cgroup subtree */
 } UnitInfo;
 void systemd_unit_info_done(UnitInfo *u);
-/* The unit's properties, from one GetAll of all its interfaces. Waits for
- * the answer: for dld's start only, before it follows anything. */
+/* A service's properties (its Unit interface's, ControlGroup=, Slice=,
+ * Delegate=). Waits for the answers: for dld's start only, before it
+ * follows anything. */
 int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error *error);
-/* The same, without waiting: callback gets the reply, which
- * systemd_unit_info_from_reply() reads (an error reply included). */
-int systemd_unit_info_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
-                            sd_bus_message_handler_t callback, void *userdata);
-int systemd_unit_info_from_reply(sd_bus_message *reply, const char *unit, UnitInfo *ret, sd_bus_error *error);
+/* The same, without waiting: the calls go out at once, and done gets the
+ * properties (NULL on failure, r and error say why) when the last answer
+ * is in. Freeing the query before cancels it; done may free it. */
+typedef struct UnitInfoQuery UnitInfoQuery;
+typedef void (*UnitInfoHandler)(const UnitInfo *u, int r, const sd_bus_error *error, void *userdata);
+int systemd_unit_info_async(sd_bus *bus, UnitInfoQuery **ret, const char *unit, UnitInfoHandler done,
+                            void *userdata);
+UnitInfoQuery *systemd_unit_info_query_free(UnitInfoQuery *q);
 
 /* Asks systemd to stop unit, without waiting: a failure is logged. */
 int systemd_stop_unit(sd_bus *bus, const char *unit);
