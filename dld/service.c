@@ -688,9 +688,10 @@ static void lookup_admit_answered(Manager *m, UnitLookup *l, int r, const UnitIn
         }
         if (streq_ptr(u->load_state, "not-found"))
                 r = sd_bus_error_setf(&error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
-        else if (!streq_ptr(u->active_state, "active") && !streq_ptr(u->active_state, "reloading"))
+        else if ((!streq_ptr(u->active_state, "active") && !streq_ptr(u->active_state, "reloading")) ||
+                 !u->cgroup || !*u->cgroup)  /* no cgroup: it stopped between systemd's answers */
                 r = sd_bus_error_setf(&error, DLD_ERROR_UNIT_NOT_ACTIVE, "%s is %s, not active: nothing to admit", unit,
-                                      u->active_state ?: "unknown");
+                                      u->cgroup && *u->cgroup ? u->active_state ?: "unknown" : "stopping");
         if (r < 0)
                 goto answer;
         s = service_find(m, unit);
@@ -742,7 +743,11 @@ static void on_lookup_reply(const UnitInfo *info, int r, const sd_bus_error *err
                 break;
         case LOOKUP_RESTARTING:
                 s = service_find(m, l->unit);
-                if (s && !(r >= 0 && streq_ptr(u->invocation, s->invocation)))
+                if (r < 0)
+                        /* Not a verdict: kept until systemd says it stopped. */
+                        log_warning("%s: cannot tell whether it restarted: %s", l->unit,
+                                    error->message ?: strerror(-r));
+                else if (s && !streq_ptr(u->invocation, s->invocation))
                         service_unit_inactive(m, l->unit);
                 break;
         case LOOKUP_STARTING:

@@ -78,14 +78,21 @@ static int unit_info_call(sd_bus *bus, const char *path, size_t i, sd_bus_messag
                       : sd_bus_message_append(*ret, "ss", SYSTEMD_SERVICE, service_properties[i - 1]);
 }
 
+/* A systemd without Delegate= delegates nothing; any other error (the bus
+ * going away, a timeout) is one. */
+static bool delegate_unknown(const char *property, const sd_bus_error *e) {
+        return streq_ptr(property, "Delegate") &&
+               sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_PROPERTY, SD_BUS_ERROR_UNKNOWN_INTERFACE,
+                                      SD_BUS_ERROR_INVALID_ARGS);
+}
+
 /* Reads reply i (as unit_info_call() asked) into u; error set on failure. */
 static int unit_info_read(sd_bus_message *reply, size_t i, const char *unit, UnitInfo *u, sd_bus_error *error) {
         const sd_bus_error *e = sd_bus_message_get_error(reply);
         int r;
 
         if (e) {
-                /* A systemd without Delegate= delegates nothing. */
-                if (i > 0 && streq_ptr(service_properties[i - 1], "Delegate"))
+                if (i > 0 && delegate_unknown(service_properties[i - 1], e))
                         return 0;
                 (void) sd_bus_error_copy(error, e);
                 return -sd_bus_message_get_errno(reply) ?: -EIO;
@@ -119,8 +126,8 @@ int systemd_unit_info(sd_bus *bus, const char *unit, UnitInfo *ret, sd_bus_error
                 r = unit_info_call(bus, path, i, &call);
                 if (r >= 0)
                         r = sd_bus_call(bus, call, 0, error, &reply);
-                if (r < 0 && i > 0 && streq_ptr(service_properties[i - 1], "Delegate")) {
-                        sd_bus_error_free(error);       /* a systemd without it delegates nothing */
+                if (r < 0 && i > 0 && delegate_unknown(service_properties[i - 1], error)) {
+                        sd_bus_error_free(error);
                         continue;
                 }
                 if (r < 0 || (r = unit_info_read(reply, i, unit, &u, error)) < 0)
