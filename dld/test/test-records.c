@@ -110,6 +110,7 @@ int main(void) {
         _cleanup_free_ char *before = NULL;
         struct rlimit old, lim;
 
+        tap_begin();
         if (!mkdtemp(run))
                 return 1;
         is_int(save_all(run, "first"), 0, "every record written");
