@@ -688,10 +688,11 @@ static void lookup_admit_answered(Manager *m, UnitLookup *l, int r, const UnitIn
         }
         if (streq_ptr(u->load_state, "not-found"))
                 r = sd_bus_error_setf(&error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
-        else if ((!streq_ptr(u->active_state, "active") && !streq_ptr(u->active_state, "reloading")) ||
-                 !u->cgroup || !*u->cgroup)  /* no cgroup: it stopped between systemd's answers */
+        else if (!streq_ptr(u->active_state, "active") && !streq_ptr(u->active_state, "reloading"))
                 r = sd_bus_error_setf(&error, DLD_ERROR_UNIT_NOT_ACTIVE, "%s is %s, not active: nothing to admit", unit,
-                                      u->cgroup && *u->cgroup ? u->active_state ?: "unknown" : "stopping");
+                                      u->active_state ?: "unknown");
+        else if (!u->cgroup || !*u->cgroup)     /* it stopped between systemd's answers */
+                r = sd_bus_error_setf(&error, DLD_ERROR_UNIT_NOT_ACTIVE, "%s is stopping: nothing to admit", unit);
         if (r < 0)
                 goto answer;
         s = service_find(m, unit);
