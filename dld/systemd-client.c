@@ -225,32 +225,39 @@ int systemd_unit_info_async(sd_bus *bus, UnitInfoQuery **ret, const char *unit, 
         return 0;
 }
 
-static int on_stop_unit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+/* A call not waited for: its failure is logged as "WHAT: why" (userdata,
+ * freed with the slot). */
+static int on_reply_log_failure(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         const sd_bus_error *e = sd_bus_message_get_error(reply);
 
         (void) error;
         if (e)
-                log_warning("%s: StopUnit failed: %s", (const char *) userdata, e->message ?: e->name);
+                log_warning("%s: %s", (const char *) userdata, e->message ?: e->name);
         return 0;
+}
+
+/* The slot of such a call goes with the bus, and frees its userdata. */
+static int slot_float_freeing(sd_bus_slot *slot) {
+        (void) sd_bus_slot_set_destroy_callback(slot, free);
+        return sd_bus_slot_set_floating(slot, true);
 }
 
 int systemd_stop_unit(sd_bus *bus, const char *unit) {
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        char *name = strdup(unit);
+        char *what = NULL;
         int r;
 
-        if (!name)
+        if (asprintf(&what, "%s: StopUnit failed", unit) < 0)
                 return -ENOMEM;
         /* Not waited for: the job may take as long as the unit's stop. */
         r = sd_bus_call_method_async(bus, &slot, SYSTEMD_DEST, SYSTEMD_PATH, SYSTEMD_MANAGER, "StopUnit",
-                                     on_stop_unit_reply, name, "ss", unit, "replace");
+                                     on_reply_log_failure, what, "ss", unit, "replace");
         if (r < 0) {
-                free(name);
-                log_warning("%s: StopUnit failed: %s", unit, strerror(-r));
+                log_warning("%s: %s", what, strerror(-r));
+                free(what);
                 return r;
         }
-        (void) sd_bus_slot_set_destroy_callback(slot, free);
-        return sd_bus_slot_set_floating(slot, true);
+        return slot_float_freeing(slot);
 }
 
 int systemd_set_cpu_weight_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
@@ -266,30 +273,20 @@ int systemd_start_unit_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *un
                                         "StartUnit", callback, userdata, "ss", unit, "replace");
 }
 
-static int on_cpu_weight_set(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        const sd_bus_error *e = sd_bus_message_get_error(reply);
-
-        (void) error;
-        if (e)
-                log_warning("%s: cannot set CPUWeight=100: %s", (const char *) userdata, e->message ?: e->name);
-        return 0;
-}
-
 int systemd_cpu_controller_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *unit,
                                  sd_bus_message_handler_t callback, void *userdata) {
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        char *name = strdup(unit);
+        char *what = NULL;
         int r;
 
-        if (!name)
+        if (asprintf(&what, "%s: cannot set CPUWeight=100", unit) < 0)
                 return -ENOMEM;
-        r = systemd_set_cpu_weight_async(bus, &slot, unit, on_cpu_weight_set, name);
+        r = systemd_set_cpu_weight_async(bus, &slot, unit, on_reply_log_failure, what);
         if (r < 0) {
-                free(name);
+                free(what);
                 return r;
         }
-        (void) sd_bus_slot_set_destroy_callback(slot, free);
-        (void) sd_bus_slot_set_floating(slot, true);
+        (void) slot_float_freeing(slot);
         return systemd_barrier_async(bus, ret_slot, callback, userdata);
 }
 
