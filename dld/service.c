@@ -567,8 +567,9 @@ static void service_decide(Manager *m, const char *unit, const UnitInfo *u, bool
                 done(m, service_find(m, unit), call, r, NULL);
 }
 
-/* Questions to systemd about a unit (its properties, one GetAll), each
- * answered in the loop: dld never waits for systemd. */
+/* Questions to systemd about a unit (its properties,
+ * systemd_unit_info_async()), each answered in the loop: dld never waits
+ * for systemd. */
 typedef enum LookupPurpose {
         LOOKUP_ACTIVE,          /* it became active: decide for it */
         LOOKUP_RESTARTING,      /* a unit followed is activating: a new run? */
@@ -652,21 +653,28 @@ static void admit_manual_answer(Manager *m, Service *s, sd_bus_message *call, in
         (void) sd_bus_reply_method_return(call, NULL);
 }
 
-/* systemd could not be asked, or did not answer: not a verdict on the unit. */
-static void reply_lookup_failed(UnitLookup *l, int r, const sd_bus_error *error) {
-        (void) sd_bus_reply_method_errorf(l->call, SD_BUS_ERROR_FAILED, "cannot ask systemd about %s: %s", l->unit,
-                                          error && error->message ? error->message : strerror(-r));
+/* The call of l answered when the lookup gives nothing to decide on:
+ * systemd could not be asked (not a verdict on the unit), or knows no
+ * such unit. True if answered. */
+static bool lookup_answered_empty(UnitLookup *l, int r, const UnitInfo *u, const sd_bus_error *error) {
+        if (r < 0)
+                (void) sd_bus_reply_method_errorf(l->call, SD_BUS_ERROR_FAILED, "cannot ask systemd about %s: %s",
+                                                  l->unit, error && error->message ? error->message : strerror(-r));
+        else if (streq_ptr(u->load_state, "not-found"))
+                (void) sd_bus_reply_method_errorf(l->call, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", l->unit);
+        else
+                return false;
+        return true;
+}
+
+static int admission_under_way(sd_bus_error *error, const char *unit) {
+        return sd_bus_error_setf(error, DLD_ERROR_REFUSED,
+                                 "an admission of %s is under way: ask again once it is decided", unit);
 }
 
 static void lookup_starting_answered(Manager *m, UnitLookup *l, int r, const UnitInfo *u, const sd_bus_error *error) {
-        if (r < 0) {
-                reply_lookup_failed(l, r, error);
+        if (lookup_answered_empty(l, r, u, error))
                 return;
-        }
-        if (streq_ptr(u->load_state, "not-found")) {
-                (void) sd_bus_reply_method_errorf(l->call, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", l->unit);
-                return;
-        }
         if (*l->invocation && !streq_ptr(u->invocation, l->invocation)) {
                 (void) sd_bus_reply_method_errorf(l->call, DLD_ERROR_UNIT_NOT_ACTIVE,
                                                   "%s is not in its activation %s (systemd has %s)", l->unit,
@@ -682,13 +690,9 @@ static void lookup_admit_answered(Manager *m, UnitLookup *l, int r, const UnitIn
         const char *unit = l->unit;
         Service *s;
 
-        if (r < 0) {
-                reply_lookup_failed(l, r, lookup_error);
+        if (lookup_answered_empty(l, r, u, lookup_error))
                 return;
-        }
-        if (streq_ptr(u->load_state, "not-found"))
-                r = sd_bus_error_setf(&error, DLD_ERROR_NO_SUCH_UNIT, "systemd knows no unit %s", unit);
-        else if (!streq_ptr(u->active_state, "active") && !streq_ptr(u->active_state, "reloading"))
+        if (!streq_ptr(u->active_state, "active") && !streq_ptr(u->active_state, "reloading"))
                 r = sd_bus_error_setf(&error, DLD_ERROR_UNIT_NOT_ACTIVE, "%s is %s, not active: nothing to admit", unit,
                                       u->active_state ?: "unknown");
         else if (!u->cgroup || !*u->cgroup)     /* it stopped between systemd's answers */
@@ -697,16 +701,14 @@ static void lookup_admit_answered(Manager *m, UnitLookup *l, int r, const UnitIn
                 goto answer;
         s = service_find(m, unit);
         if (s && s->admission) {
-                r = sd_bus_error_setf(&error, DLD_ERROR_REFUSED,
-                                      "an admission of %s is under way: ask again once it is decided", unit);
+                r = admission_under_way(&error, unit);
                 goto answer;
         }
         records_release_remove(m->run_dir, unit);
         if (s && s->state == SERVICE_ADMITTED) {
                 r = service_readmit(m, s, &l->req, &error);
-                if (r >= 0 && records_manual_save(m->run_dir, unit, &s->req) < 0)
-                        log_warning("%s: cannot record the manual admission", unit);
-                goto answer;
+                admit_manual_answer(m, s, l->call, r, &error);
+                return;
         }
         if (s) {
                 dropin_request_done(&s->req);
@@ -721,10 +723,7 @@ static void lookup_admit_answered(Manager *m, UnitLookup *l, int r, const UnitIn
         service_admit(m, s, false, l->call, admit_manual_answer);
         return;
 answer:
-        if (r < 0)
-                (void) sd_bus_reply_method_errno(l->call, r, &error);
-        else
-                (void) sd_bus_reply_method_return(l->call, NULL);
+        (void) sd_bus_reply_method_errno(l->call, r, &error);
 }
 
 static void on_lookup_reply(const UnitInfo *info, int r, const sd_bus_error *error, void *userdata) {
@@ -939,8 +938,7 @@ int service_release_manual(Manager *m, const char *unit, sd_bus_error *error) {
         if (!s)
                 return sd_bus_error_setf(error, DLD_ERROR_NO_SUCH_SERVICE, "dld does not manage %s", unit);
         if (s->admission)
-                return sd_bus_error_setf(error, DLD_ERROR_REFUSED,
-                                         "an admission of %s is under way: ask again once it is decided", unit);
+                return admission_under_way(error, unit);
         if (s->container_id)
                 return sd_bus_error_setf(error, DLD_ERROR_INVALID_REQUEST,
                                          "%s is the scope of container %s: it is released when the container stops",
