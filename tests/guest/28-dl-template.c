@@ -333,7 +333,7 @@ static long long dying_descendants(const char *cg)
 {
 	char line[128];
 	long long n = -1;
-	FILE *f = fopen(cg_path(cg, "cgroup.stat"), "r");
+	FILE *f = fopen(cg_path(cg, "cgroup.stat"), "re");
 
 	if (!f)
 		return -1;
