@@ -117,6 +117,17 @@ class FixesOutcomes(unittest.TestCase):
         self.assertEqual(dlcheck.test_outcomes(self.RESULTS, console), {"fx-a": "pass", "fx-b": "pass"})
 
 
+    def test_a_guest_that_stopped_in_a_test_fails_it(self):
+        # A panic: the results end inside fx-b, with no exit line.
+        results = "# test fx-a\n1..1\nok 1\n# exit 0 7\n# test fx-b\n1..1\nok 1 - the scene is set\n"
+        console = "dlsched: fx-a: exit 0 (7s)\n[ 9.6] Oops: divide error: 0000 [#1] PREEMPT SMP\n"
+        self.assertEqual(dlcheck.test_outcomes(results, console), {"fx-a": "pass", "fx-b": "fail"})
+
+    def test_an_exit_line_is_not_taken_from_the_next_test(self):
+        results = "# test fx-a\n1..1\n# test fx-b\n1..1\nok 1\n# exit 0 3\n"
+        self.assertEqual(dlcheck.test_outcomes(results, ""), {"fx-a": "fail", "fx-b": "pass"})
+
+
 class TestOutput(unittest.TestCase):
     def test_the_stress_document_only(self):
         self.assertEqual(dlcheck.test_output(RESULTS, "29-"), [
