@@ -328,39 +328,32 @@ static int template_as_nobody(const char *cg, const char *val)
 	return as_nobody_run(nobody_template, &t);
 }
 
-/* The nr_dying_descendants line of @cg's cgroup.stat (v2), -1 if unreadable. */
-static long long dying_descendants(const char *cg)
+/* The first number @fmt (one %lld) reads from a line of @path, -1 if none. */
+static long long scan_line(const char *path, const char *fmt)
 {
 	char line[128];
 	long long n = -1;
-	FILE *f = fopen(cg_path(cg, "cgroup.stat"), "re");
+	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "nr_dying_descendants %lld", &n) == 1)
+		if (sscanf(line, fmt, &n) == 1)
 			break;
 	fclose(f);
 	return n;
 }
 
-/*
- * The cgroups of the cpu controller's hierarchy in /proc/cgroups, dying ones
- * included (v1 has no cgroup.stat), -1 if unreadable.
- */
+/* The dying groups under @cg (v2's cgroup.stat). */
+static long long dying_descendants(const char *cg)
+{
+	return scan_line(cg_path(cg, "cgroup.stat"), "nr_dying_descendants %lld");
+}
+
+/* The cpu controller's hierarchy's groups, dying ones included (v1 has no cgroup.stat). */
 static long long cpu_hierarchy_cgroups(void)
 {
-	char line[128];
-	long long n = -1;
-	FILE *f = fopen("/proc/cgroups", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "cpu %*d %lld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
+	return scan_line("/proc/cgroups", "cpu %*d %lld");
 }
 
 int main(void)
