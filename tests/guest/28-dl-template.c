@@ -665,10 +665,9 @@ int main(void)
 		 * Whether that reuse happens is chance; the pin itself is seen:
 		 * the removed group stays dying until the 0-lag release.
 		 */
-		if (!cg_v1 && held != a_before)
-			ok &= is("x still dying under a (nr_dying_descendants)", dying_descendants("a") >= 1, 1);
-		if (cg_v1 && held != a_before)
-			ok &= is("x still counted in /proc/cgroups", cpu_hierarchy_cgroups() > cgroups_before, 1);
+		if (held != a_before)
+			ok &= cg_v1 ? is("x still counted in /proc/cgroups", cpu_hierarchy_cgroups() > cgroups_before, 1)
+				    : is("x still dying under a (nr_dying_descendants)", dying_descendants("a") >= 1, 1);
 		sched_getaffinity(0, sizeof(all), &all);
 		for (cpu = 0; cpu < n; cpu++) {
 			CPU_ZERO(&one);

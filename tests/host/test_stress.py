@@ -116,7 +116,6 @@ class FixesOutcomes(unittest.TestCase):
         console = "dlsched: fx-a: exit 0 (7s)\nroot@dlsched:~# dlsched: fx-b: exit 0 (3s)\n"
         self.assertEqual(dlcheck.test_outcomes(self.RESULTS, console), {"fx-a": "pass", "fx-b": "pass"})
 
-
     def test_a_guest_that_stopped_in_a_test_fails_it(self):
         # A panic: the results end inside fx-b, with no exit line.
         results = "# test fx-a\n1..1\nok 1\n# exit 0 7\n# test fx-b\n1..1\nok 1 - the scene is set\n"
