@@ -123,7 +123,7 @@ ok "release logged" test "$(journal_json $DLD_MSG_RELEASED t61-a.service | wc -l
 write_policy 61-one '{ "groups": [ { "name": "one", "slice": "t61one.slice", "runtime_us": 100000,
                                      "period_us": 1000000, "max_services": 1 } ] }'
 dld_call Reload > /dev/null || fail "the max_services 1 policy applies" "$(dld_call Reload 2>&1)"
-make_service t61-o1 t61one.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms
+add_service t61-o1 t61one.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms
 make_service t61-o2 t61one.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms
 systemctl start t61-o1 t61-o2
 both() { echo "$(service_state t61-o1.service) $(service_state t61-o2.service)" | tr ' ' '\n' | sort | tr '\n' ' '; }

@@ -8,7 +8,7 @@ plan 80
 
 apply_test_policy 63-test
 media=/deadline.slice/deadline-media.slice
-make_service t63-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
+add_service t63-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
 make_service t63-b deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=10ms X-DeadlineThreads=all
 base_media=$(idle_total $media)
 systemctl start t63-a t63-b

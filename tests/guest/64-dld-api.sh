@@ -13,8 +13,8 @@ is "dld's API is the XML's ($(wc -l <<< "$want") members)" "$got" "$want"
 
 apply_test_policy 64-test
 media=/deadline.slice/deadline-media.slice
-make_service t64-a deadline-media.slice "/bin/sleep infinity"
-make_service t64-sys system.slice "/bin/sleep infinity"
+add_service t64-a deadline-media.slice "/bin/sleep infinity"
+add_service t64-sys system.slice "/bin/sleep infinity"
 make_service t64-off deadline-media.slice "/bin/sleep infinity"
 systemctl start t64-a t64-sys
 

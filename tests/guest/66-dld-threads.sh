@@ -78,9 +78,10 @@ control=/deadline.slice/deadline-control.slice
 base_control=$(idle_total $control)
 files=()
 for i in $(seq $((NCPUS + 1))); do
-	make_service "t66-x$i" deadline-control.slice "/bin/sleep infinity" X-DeadlineRuntime=10ms X-DeadlinePeriod=100ms
+	add_service "t66-x$i" deadline-control.slice "/bin/sleep infinity" X-DeadlineRuntime=10ms X-DeadlinePeriod=100ms
 	files+=("$DLD_UNIT_DIR/t66-x$i.service" "$DLD_UNIT_DIR/t66-x$i.service.d/deadline.conf")
 done
+systemctl daemon-reload
 predicted=$(dlconf check --json --cpus="$NCPUS" "$DLD_POLICY_DIR/66-test.json" "${files[@]}" 2>/dev/null |
 	jq '[.verdicts[] | select(.verdict == "admitted")] | length')
 admitted=0

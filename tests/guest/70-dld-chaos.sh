@@ -25,9 +25,9 @@ policy() {	# EXTRA: with the extra group t70x.slice or not
 write_policy 70-chaos "$(policy 0)"
 dlconf reload || fail "the chaos policy applies" "$(dlconf reload 2>&1)"
 for i in $(seq 1 $UNITS); do
-	make_service t70-s$i t70.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=40ms
+	add_service t70-s$i t70.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=40ms
 done
-make_service t70-m t70.slice "/bin/sleep infinity"
+add_service t70-m t70.slice "/bin/sleep infinity"
 # systemd restarts dld after each kill at once, as often as it takes.
 mkdir -p /run/systemd/system/dld.service.d
 printf '[Unit]\nStartLimitIntervalSec=0\n[Service]\nRestartSec=100ms\n' > /run/systemd/system/dld.service.d/t70-chaos.conf

@@ -8,7 +8,7 @@ plan 27
 write_policy 80-test "$DLD_TEST_POLICY"
 dlconf reload || fail "policy applies"
 # t80-a fits (2ms/20ms = 10% <= 15%); t80-b is larger than max_request_percent.
-make_service t80-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms
+add_service t80-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms
 make_service t80-b deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=4ms X-DeadlinePeriod=20ms
 systemctl start t80-a t80-b
 wait_until 20 sh -c '[ "$(dlconf show --json t80-a | jq -r .state)" = admitted ]'

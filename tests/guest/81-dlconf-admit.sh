@@ -8,8 +8,8 @@ plan 78
 
 write_policy 81-test "$DLD_TEST_POLICY"
 dlconf reload || fail "policy applies"
-make_service t81-a deadline-media.slice "/bin/sleep infinity"
-make_service t81-sys system.slice "/bin/sleep infinity"
+add_service t81-a deadline-media.slice "/bin/sleep infinity"
+add_service t81-sys system.slice "/bin/sleep infinity"
 make_service t81-off deadline-media.slice "/bin/sleep infinity"
 systemctl start t81-a t81-sys
 pid=$(main_pid t81-a)
