@@ -47,7 +47,7 @@ is "sysctl unchanged after systemctl reload" "$(knob sched_dl_runtime_us)" 40000
 n_rejected=$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)
 # By a bare SIGHUP: the same rejection, without a verdict to return.
 ok "kill -HUP dld" systemctl kill -s HUP dld
-wait_until 10 test "$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)" -gt "$n_rejected"
+wait_for 10 '[ "$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)" -gt "$n_rejected" ]'
 ok "SIGHUP with the broken policy logs a rejection" test "$(journal_json $DLD_MSG_POLICY_REJECTED | wc -l)" -gt "$n_rejected"
 is "sysctl unchanged after SIGHUP" "$(knob sched_dl_runtime_us)" 400000
 ok "dld still running" systemctl is-active --quiet dld
@@ -69,7 +69,7 @@ ok "a policy with cpu-rt.slice applies" dlconf reload
 is "  its reservation is on /_cpu.slice/cpu-rt.slice" "$(cgfile /_cpu.slice/cpu-rt.slice cpu.dl_runtime_us)" 10000
 make_service t60-rt cpu-rt.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=100ms X-DeadlineThreads=all
 systemctl start t60-rt
-wait_until 10 test "$(service_state t60-rt.service)" = admitted
+wait_for 10 '[ "$(service_state t60-rt.service)" = admitted ]'
 is "  a service in it is admitted" "$(service_state t60-rt.service)" admitted
 is "  the group's allocation counts it" "$(cgfile /_cpu.slice/cpu-rt.slice cpu.dl_total_bw)" "$(( NCPUS * $(bw 1000 100000) ))"
 systemctl stop t60-rt

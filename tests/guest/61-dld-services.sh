@@ -15,7 +15,7 @@ base_total=$(knob sched_dl_total_bw)
 # a: 2ms every 20ms (10%) on each CPU (X-DeadlineThreads=all) fits media (20% of each).
 make_service t61-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
 ok "t61-a starts" systemctl start t61-a
-wait_until 10 test "$(service_state t61-a.service)" = admitted
+wait_for 10 '[ "$(service_state t61-a.service)" = admitted ]'
 is "t61-a admitted" "$(service_state t61-a.service)" admitted
 pid=$(main_pid t61-a)
 out=$(chrt -p "$pid")
@@ -40,7 +40,7 @@ is "one admission entry for t61-a" "$n" 1
 # the kernel refuses, the group degrades it.
 make_service t61-b deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=3ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
 ok "t61-b starts" systemctl start t61-b
-wait_until 10 test "$(service_state t61-b.service)" = degraded
+wait_for 10 '[ "$(service_state t61-b.service)" = degraded ]'
 is "t61-b degraded" "$(service_state t61-b.service)" degraded
 is "t61-b runs as a normal task" "$(policy_of "$(main_pid t61-b)")" 0
 ok "t61-b still active" systemctl is-active --quiet t61-b
@@ -58,7 +58,7 @@ is "media allocation unchanged by the refusal" "$(cgfile $media cpu.dl_total_bw)
 # c: 4ms/20ms = 20% is more than media's max_request_percent (15%): the policy refuses.
 make_service t61-c deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=4ms X-DeadlinePeriod=20ms
 systemctl start t61-c
-wait_until 10 test "$(service_state t61-c.service)" = degraded
+wait_for 10 '[ "$(service_state t61-c.service)" = degraded ]'
 entry=$(journal_json $DLD_MSG_REFUSED t61-c.service | tail -n 1)
 is "policy refusal says why" "$(echo "$entry" | jq -r .DLD_REASON)" \
 	'the request (20.00% of a CPU) is larger than group "media" allows (max_request_percent 15.00%)'
@@ -78,13 +78,13 @@ is "fail refusal: action" "$(echo "$entry" | jq -r .DLD_ACTION)" fail
 make_service t61-f deadline-control.slice "/bin/sleep infinity" X-DeadlineRuntime=5ms X-DeadlinePeriod=50ms \
 	"ExecReload=/bin/sleep 2"
 systemctl start t61-f
-wait_until 10 test "$(service_state t61-f.service)" = admitted
+wait_for 10 '[ "$(service_state t61-f.service)" = admitted ]'
 ok "t61-f (on_refusal fail) reloads" systemctl reload t61-f
 is "  still active" "$(systemctl is-active t61-f)" active
 is "  still admitted" "$(service_state t61-f.service)" admitted
 is "  no refusal" "$(journal_json $DLD_MSG_REFUSED t61-f.service | wc -l)" 0
 like "  its main process still SCHED_DEADLINE" "$(chrt -p "$(main_pid t61-f)")" "SCHED_DEADLINE"
-wait_until 5 test "$(journal_json $DLD_MSG_THREADS_OVER t61-f.service | wc -l)" -ge 1
+wait_for 5 '[ "$(journal_json $DLD_MSG_THREADS_OVER t61-f.service | wc -l)" -ge 1 ]'
 is "  the reload's process ran as a normal task (DLD_THREADS_OVER=1)" \
 	"$(journal_json $DLD_MSG_THREADS_OVER t61-f.service | tail -n 1 | jq -r .DLD_THREADS_OVER)" 1
 systemctl stop t61-f
@@ -111,10 +111,10 @@ rm -f /run/t61-e.sh /run/t61-e.main /run/t61-e.child
 
 # Stopping releases everything.
 systemctl stop t61-a t61-e
-wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = 0
+wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = 0 ]'
 is "media slice allocated back to 0" "$(cgfile $media cpu.dl_total_bw)" 0
 is "system pool back to its value" "$(knob sched_dl_total_bw)" "$base_total"
-wait_until 10 test "$(journal_json $DLD_MSG_RELEASED t61-a.service | wc -l)" -ge 1
+wait_for 10 '[ "$(journal_json $DLD_MSG_RELEASED t61-a.service | wc -l)" -ge 1 ]'
 ok "release logged" test "$(journal_json $DLD_MSG_RELEASED t61-a.service | wc -l)" -ge 1
 
 # Two units of a group that holds one service, started at once in a new

@@ -20,14 +20,14 @@ for ((i = 0; i < CYCLES; i++)); do
 	systemctl start t62-a
 	# Every other cycle waits for the admission; the others stop at once,
 	# racing dld's admission against the stop.
-	if ((i % 2 == 0)) && wait_until 10 test "$(service_state t62-a.service)" = admitted; then
+	if ((i % 2 == 0)) && wait_for 10 '[ "$(service_state t62-a.service)" = admitted ]'; then
 		admitted=$((admitted + 1))
 	fi
 	systemctl stop t62-a
 done
 diag "$CYCLES cycles in $((SECONDS - start))s, $admitted admissions seen"
 is "every waited-for cycle was admitted" "$admitted" $((CYCLES / 2))
-wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = "$base_media" ]'
 is "media allocation back to its start value" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
 if [ "$(cgfile $media cpu.dl_total_bw)" != "$base_media" ]; then
 	diag_groups $media
@@ -45,7 +45,7 @@ wakeups=$(dld_wakeups 2)
 diag "dld idle: woke $wakeups times in 2 s"
 ok "dld following nothing does not poll (40 wakeups in 2 s if it did)" test "$wakeups" -le 6
 ok "one more start is admitted" systemctl start t62-a
-wait_until 10 test "$(service_state t62-a.service)" = admitted
+wait_for 10 '[ "$(service_state t62-a.service)" = admitted ]'
 is "and admitted" "$(service_state t62-a.service)" admitted
 # systemd's signals carry the activation (InvocationID): the state changes
 # of an activation dld has decided already, with a request or without, cost
@@ -81,13 +81,13 @@ systemctl stop t62-plain
 make_service t62-busy deadline-media.slice "/bin/sh -c 'while :; do /bin/true; sleep 0.05; done'" \
 	X-DeadlineRuntime=1ms X-DeadlinePeriod=20ms X-DeadlineThreads=4
 systemctl start t62-busy
-wait_until 10 test "$(service_state t62-busy.service)" = admitted
+wait_for 10 '[ "$(service_state t62-busy.service)" = admitted ]'
 wakeups=$(dld_wakeups 2)
 diag "dld following t62-a and t62-busy (about 40 processes in 2 s): woke $wakeups times in 2 s"
 ok "following an idle and a busy service, dld does not wake (no poll)" test "$wakeups" -le 6
 like "  the busy service's processes are SCHED_DEADLINE" "$(chrt -p "$(main_pid t62-busy)")" "SCHED_DEADLINE"
 systemctl stop t62-busy
 systemctl stop t62-a
-wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = "$base_media" ]'
 is "and released" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
 done_testing

@@ -12,8 +12,8 @@ add_service t63-a deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2
 make_service t63-b deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=1ms X-DeadlinePeriod=10ms X-DeadlineThreads=all
 base_media=$(idle_total $media)
 systemctl start t63-a t63-b
-wait_until 10 test "$(service_state t63-a.service)" = admitted
-wait_until 10 test "$(service_state t63-b.service)" = admitted
+wait_for 10 '[ "$(service_state t63-a.service)" = admitted ]'
+wait_for 10 '[ "$(service_state t63-b.service)" = admitted ]'
 held_media=$(cgfile $media cpu.dl_total_bw)
 held_pool=$(knob sched_dl_total_bw)
 is "both admitted" "$held_media" "$(( base_media + NCPUS * $(bw 2000 20000) + NCPUS * $(bw 1000 10000) ))"
@@ -50,7 +50,7 @@ old=$(systemctl show -P MainPID dld)
 ok "kill -9 dld" kill -9 "$old"
 wait_until 20 sh -c "p=\$(systemctl show -P MainPID dld); [ \"\$p\" != 0 ] && [ \"\$p\" != $old ] && systemctl is-active --quiet dld"
 ok "systemd restarted dld" systemctl is-active --quiet dld
-wait_until 10 test "$(service_state t63-b.service)" = admitted
+wait_for 10 '[ "$(service_state t63-b.service)" = admitted ]'
 is "after kill -9: t63-b followed" "$(service_state t63-b.service)" admitted
 is "after kill -9: media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
 is "after kill -9: pool counted once" "$(knob sched_dl_total_bw)" "$held_pool"
@@ -60,12 +60,12 @@ is "after kill -9: threads still SCHED_DEADLINE" "$(policy_of "$(main_pid t63-b)
 ok "dlconf release t63-b" dlconf release t63-b
 is "  thread back to SCHED_OTHER" "$(policy_of "$(main_pid t63-b)")" 0
 ok "systemctl restart dld" systemctl restart dld
-wait_until 10 test "$(service_state t63-b.service)" = released
+wait_for 10 '[ "$(service_state t63-b.service)" = released ]'
 is "after restart: t63-b still released" "$(service_state t63-b.service)" released
 is "  thread still SCHED_OTHER" "$(policy_of "$(main_pid t63-b)")" 0
 is "  no template" "$(cgfile "$(cgroup_of t63-b)" cpu.dl_template)" none
 systemctl restart t63-b
-wait_until 10 test "$(service_state t63-b.service)" = admitted
+wait_for 10 '[ "$(service_state t63-b.service)" = admitted ]'
 is "a new run of the unit is admitted again" "$(service_state t63-b.service)" admitted
 
 # kill -9 while the policy on disk is broken: the policy dld last applied
@@ -74,7 +74,7 @@ write_policy 63-zz-broken '{ "groups": [ { "name": "x", "slice": "x.slice", "run
 old=$(systemctl show -P MainPID dld)
 ok "kill -9 dld with a broken policy on disk" kill -9 "$old"
 wait_until 20 sh -c "p=\$(systemctl show -P MainPID dld); [ \"\$p\" != 0 ] && [ \"\$p\" != $old ] && systemctl is-active --quiet dld"
-wait_until 10 test "$(service_state t63-a.service)" = admitted
+wait_for 10 '[ "$(service_state t63-a.service)" = admitted ]'
 is "after kill -9: t63-a still admitted" "$(service_state t63-a.service)" admitted
 is "  its template in place" "$(cgfile "$(cgroup_of t63-a)" cpu.dl_template)" "$NCPUS 2000 20000 20000"
 is "  the media group's reservation in place" "$(cgfile $media cpu.dl_runtime_us)" 200000
@@ -91,7 +91,7 @@ control=/deadline.slice/deadline-control.slice
 base_control=$(idle_total $control)
 make_service t63-d deadline-control.slice "/bin/sleep infinity" X-DeadlineRuntime=5ms X-DeadlinePeriod=50ms
 systemctl start t63-d
-wait_until 10 test "$(service_state t63-d.service)" = admitted
+wait_for 10 '[ "$(service_state t63-d.service)" = admitted ]'
 cg_d=$(cgroup_of t63-d)
 pid_d=$(main_pid t63-d)
 held_control=$(cgfile $control cpu.dl_total_bw)
@@ -100,7 +100,7 @@ like "  its admission recorded in /run/dld/admitted" "$(cat /run/dld/admitted/t6
 	"Invocation=$(systemctl show -P InvocationID t63-d)"
 set_request_d() { printf '[Service]\n%s\n' "$@" > "$DLD_UNIT_DIR/t63-d.service.d/deadline.conf"; systemctl daemon-reload; }
 check_kept_d() {
-	wait_until 10 test "$(service_state t63-d.service)" = admitted
+	wait_for 10 '[ "$(service_state t63-d.service)" = admitted ]'
 	is "  $1: the service runs, the same process" "$(systemctl is-active t63-d) $(main_pid t63-d)" "active $pid_d"
 	is "  $1: still admitted" "$(service_state t63-d.service)" admitted
 	is "  $1: its template as admitted" "$(cgfile "$cg_d" cpu.dl_template)" "1 5000 50000 50000"
@@ -132,19 +132,19 @@ set_request_d X-DeadlineRuntime=5ms X-DeadlinePeriod=50ms
 # place; a damaged one is refused whole): dld decides again, from the files.
 echo "[Admission]" > /run/dld/admitted/t63-d.service.conf
 ok "systemctl restart dld with a damaged record" systemctl restart dld
-wait_until 10 test "$(service_state t63-d.service)" = admitted
+wait_for 10 '[ "$(service_state t63-d.service)" = admitted ]'
 is "  decided again from the drop-in: admitted, the same template" "$(service_state t63-d.service) $(cgfile "$cg_d" cpu.dl_template)" \
 	"admitted 1 5000 50000 50000"
 like "  the record is whole again" "$(cat /run/dld/admitted/t63-d.service.conf 2>&1)" "Unit=t63-d.service"
 set_request_d X-DeadlineRuntime=2ms X-DeadlinePeriod=50ms
 ok "the unit's next start" systemctl restart t63-d
-wait_until 10 test "$(cgfile "$(cgroup_of t63-d)" cpu.dl_template)" = "1 2000 50000 50000"
+wait_for 10 '[ "$(cgfile "$(cgroup_of t63-d)" cpu.dl_template)" = "1 2000 50000 50000" ]'
 is "  takes the request on disk" "$(cgfile "$(cgroup_of t63-d)" cpu.dl_template)" "1 2000 50000 50000"
 unlike "  and nothing waits" "$(dlconf show t63-d 2>&1)" "Waiting"
 systemctl stop t63-d
 wait_until 10 test ! -e /run/dld/admitted/t63-d.service.conf
 ok "  a stopped unit's record is gone" test ! -e /run/dld/admitted/t63-d.service.conf
-wait_until 10 test "$(cgfile $control cpu.dl_total_bw)" = "$base_control"
+wait_for 10 '[ "$(cgfile $control cpu.dl_total_bw)" = "$base_control" ]'
 is "  and the group is back where it was" "$(cgfile $control cpu.dl_total_bw)" "$base_control"
 
 # The policy directory gone: a mistake, not an empty policy. The groups
@@ -152,7 +152,7 @@ is "  and the group is back where it was" "$(cgfile $control cpu.dl_total_bw)" "
 mv "$DLD_POLICY_DIR" "$DLD_POLICY_DIR.away"
 ok "systemctl restart dld without a policy directory" systemctl restart dld
 is "  the media group keeps its reservation" "$(cgfile $media cpu.dl_runtime_us)" 200000
-wait_until 10 test "$(service_state t63-a.service)" = admitted
+wait_for 10 '[ "$(service_state t63-a.service)" = admitted ]'
 is "  t63-a still admitted" "$(service_state t63-a.service)" admitted
 like "  the journal says why" "$(journalctl -u dld -o cat --no-pager --since @"$DLD_TEST_START" | grep 'does not exist' | tail -n 1)" \
 	'the policy directory does not exist'
@@ -163,7 +163,7 @@ rm -rf /run/dld/applied.old
 mv -T /run/dld/applied /run/dld/applied.old
 ok "start dld without a policy directory, the policy in force in applied.old only" systemctl start dld
 is "  the media group keeps its reservation" "$(cgfile $media cpu.dl_runtime_us)" 200000
-wait_until 10 test "$(service_state t63-a.service)" = admitted
+wait_for 10 '[ "$(service_state t63-a.service)" = admitted ]'
 is "  t63-a still admitted" "$(service_state t63-a.service)" admitted
 mv "$DLD_POLICY_DIR.away" "$DLD_POLICY_DIR"
 ok "  with it back, the policy reloads" dlconf reload
@@ -201,13 +201,13 @@ is "  its thread still SCHED_DEADLINE" "$(policy_of "$a_pid")" 6
 rm -f "$deny"
 busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
 ok "restart dld with the bus open again" systemctl restart dld
-wait_until 10 test "$(service_state t63-a.service)" = admitted
+wait_for 10 '[ "$(service_state t63-a.service)" = admitted ]'
 is "  t63-a admitted, as it was" "$(service_state t63-a.service)" admitted
 
 # And it still releases what it found.
 systemctl stop t63-a t63-b
-wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = "$base_media" ]'
 is "stop after restart releases" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
-wait_until 10 test "$(journal_json $DLD_MSG_RELEASED t63-b.service | wc -l)" -ge 1
+wait_for 10 '[ "$(journal_json $DLD_MSG_RELEASED t63-b.service | wc -l)" -ge 1 ]'
 ok "releases logged by the new dld" test "$(journal_json $DLD_MSG_RELEASED t63-b.service | wc -l)" -ge 1
 done_testing

@@ -9,7 +9,7 @@ plan 9
 apply_test_policy 65-test
 make_service t65-bad deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2xs X-DeadlinePeriod=20ms
 ok "t65-bad starts" systemctl start t65-bad
-wait_until 10 test "$(journal_json 96f14a8deb3a4050a65e48993a209984 t65-bad.service | wc -l)" -ge 1
+wait_for 10 '[ "$(journal_json 96f14a8deb3a4050a65e48993a209984 t65-bad.service | wc -l)" -ge 1 ]'
 entry=$(journal_json 96f14a8deb3a4050a65e48993a209984 t65-bad.service | tail -n 1)
 is "entry names the file" "$(echo "$entry" | jq -r .DLD_FILE)" /run/systemd/system/t65-bad.service.d/deadline.conf
 is "entry names the line" "$(echo "$entry" | jq -r .DLD_LINE)" "line 2"
@@ -31,7 +31,7 @@ printf '[Service]\nX-DeadlinePeriod=20ms\n' > "$DLD_UNIT_DIR/t65-file.service.d/
 DLD_TEST_UNITS+=(t65-file.service)
 systemctl daemon-reload
 ok "t65-file starts" systemctl start t65-file
-wait_until 10 test "$(service_state t65-file.service)" = admitted
+wait_for 10 '[ "$(service_state t65-file.service)" = admitted ]'
 is "admitted from its unit file" "$(service_state t65-file.service)" admitted
 like "the drop-in's period wins" "$(chrt -p "$(main_pid t65-file)")" "1000000/20000000/20000000"
 done_testing

@@ -22,7 +22,7 @@ base_media=$(idle_total $media)
 # One thread of 12ms/100ms (the demo's media worker).
 make_service t66-one deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=12ms X-DeadlinePeriod=100ms
 systemctl start t66-one
-wait_until 10 test "$(service_state t66-one.service)" = admitted
+wait_for 10 '[ "$(service_state t66-one.service)" = admitted ]'
 is "t66-one admitted" "$(service_state t66-one.service)" admitted
 cg=$(cgroup_of t66-one)
 one=$(bw 12000 100000)
@@ -56,7 +56,7 @@ is "  cgroup template: three tasks" "$(cgfile "$cg3" cpu.dl_template)" "3 2000 2
 is "  unit cgroup allocated = 3 threads" "$(cgfile "$cg3" cpu.dl_total_bw)" $(( 3 * $(bw 2000 20000) ))
 
 timeout 5 sh -c "echo go > $fifo"
-wait_until 10 test "$(journal_json $DLD_MSG_THREADS_OVER t66-three.service | wc -l)" -ge 1
+wait_for 10 '[ "$(journal_json $DLD_MSG_THREADS_OVER t66-three.service | wc -l)" -ge 1 ]'
 is "a fourth process: no room, t66-three stays admitted" "$(service_state t66-three.service)" admitted
 is "  the template counts it" "$(cgfile "$cg3" cpu.dl_template_stat | tr '\n' ' ')" "nr_tasks 3 nr_over 1 "
 is "  three processes SCHED_DEADLINE, the fourth a normal task" "$(deadline_procs "$cg3")" 3
@@ -68,7 +68,7 @@ is "  dlconf show counts both kinds" "$(dlconf show --json t66-three | jq -r '"\
 
 systemctl stop t66-one t66-three
 rm -f "$fifo"
-wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = "$base_media" ]'
 is "stopping both gives media back what they held" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
 
 # N of N + 1: control reserves 10% of each CPU; NCPUS one-thread services
@@ -115,10 +115,10 @@ make_service t66-own deadline-media.slice "/run/t66-own.sh $fifo $out" User=nobo
 	X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlinePromote=none
 touch "$out" && chown nobody "$out"
 systemctl start t66-own
-wait_until 10 test "$(service_state t66-own.service)" = admitted
+wait_for 10 '[ "$(service_state t66-own.service)" = admitted ]'
 is "promote none: admitted" "$(service_state t66-own.service)" admitted
 own=$(main_pid t66-own)
-wait_until 10 test "$(dl_limits "$own")" = "Min deadline 20000 20000 us;Max deadline runtime 2000 2000 us;"
+wait_for 10 '[ "$(dl_limits "$own")" = "Min deadline 20000 20000 us;Max deadline runtime 2000 2000 us;" ]'
 is "  its process has the request's limits" "$(dl_limits "$own")" "Min deadline 20000 20000 us;Max deadline runtime 2000 2000 us;"
 is "  and dld left it SCHED_OTHER" "$(policy_of "$own")" 0
 ask() { : > "$out"; echo "$*" > "$fifo"; wait_until 10 test -s "$out"; cat "$out"; }

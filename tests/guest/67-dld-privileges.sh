@@ -58,7 +58,7 @@ like "dld.service's RestartPreventExitStatus= has 4 ($prevent)" "$prevent" '(^| 
 systemd-run --quiet --unit=t67-noprivs -p Restart=on-failure -p RestartSec=100ms \
 	-p "RestartPreventExitStatus=$prevent" -p CapabilityBoundingSet=~CAP_SYS_NICE \
 	/usr/sbin/dld --run-dir "$run"
-wait_until 20 test "$(systemctl show -P ActiveState t67-noprivs)" = failed
+wait_for 20 '[ "$(systemctl show -P ActiveState t67-noprivs)" = failed ]'
 sleep 1
 is "  a dld without CAP_SYS_NICE under these settings: exit status 4" "$(systemctl show -P ExecMainStatus t67-noprivs)" 4
 is "  and no restart" "$(systemctl show -P NRestarts t67-noprivs)" 0

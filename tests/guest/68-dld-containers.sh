@@ -139,7 +139,7 @@ a_id=$ct_id
 a_pid=$(ct_pid t68-a)
 a_scope=$(ct_scope "$a_pid")
 is "t68-a: the container runs in its scope in media" "$a_scope" "$media/libpod-$a_id.scope"
-wait_until 10 test "$(service_state t68-a)" = admitted
+wait_for 10 '[ "$(service_state t68-a)" = admitted ]'
 is "t68-a: dld admitted it" "$(service_state t68-a)" admitted
 a_cg=$(ct_cgroup "$a_pid")
 is "t68-a: its init's cgroup has the template: one task per CPU" "$(cgfile "$a_cg" cpu.dl_template)" "$NCPUS 2000 20000 20000"
@@ -173,7 +173,7 @@ is "t68-b: podman run succeeds" "$ct_rc" 0
 b_id=$ct_id
 b_pid=$(ct_pid t68-b)
 b_scope=$(ct_scope "$b_pid")
-wait_until 10 test "$(service_state t68-b)" = admitted
+wait_for 10 '[ "$(service_state t68-b)" = admitted ]'
 is "t68-b: admitted" "$(service_state t68-b)" admitted
 is "t68-b: admission entry: its ID" "$(container_entry "$DLD_MSG_ADMITTED" t68-b | jq -r .DLD_CONTAINER_ID)" "$b_id"
 wait_until 10 all_deadline "$b_pid" 2
@@ -252,7 +252,7 @@ old=$(systemctl show -P MainPID dld)
 ok "kill -9 dld" kill -9 "$old"
 wait_until 20 sh -c "p=\$(systemctl show -P MainPID dld); [ \"\$p\" != 0 ] && [ \"\$p\" != $old ] && systemctl is-active --quiet dld"
 ok "systemd restarted dld" systemctl is-active --quiet dld
-wait_until 10 test "$(service_state t68-a)" = admitted
+wait_for 10 '[ "$(service_state t68-a)" = admitted ]'
 is "after kill -9: t68-a found again" "$(service_state t68-a)" admitted
 is "after kill -9: t68-b found again" "$(service_state t68-b)" admitted
 is "after kill -9: media allocation counted once" "$(cgfile $media cpu.dl_total_bw)" "$held_media"
@@ -278,7 +278,7 @@ if [ "$NCPUS" -ge 4 ]; then
 else
 	want="nr_tasks $NCPUS nr_over $(( 4 - NCPUS )) " what="the exec'd process found no room: a normal task"
 fi
-wait_until 10 test "$(cgfile "$a_cg" cpu.dl_template_stat | tr '\n' ' ')" = "$want"
+wait_for 10 '[ "$(cgfile "$a_cg" cpu.dl_template_stat | tr "\n" " ")" = "$want" ]'
 is "  $what" "$(cgfile "$a_cg" cpu.dl_template_stat | tr '\n' ' ')" "$want"
 is "  t68-a stays admitted" "$(service_state t68-a)" admitted
 is "  no refusal of t68-a" "$(journalctl -o json --no-pager --since "@$DLD_TEST_START" MESSAGE_ID=$DLD_MSG_REFUSED \
@@ -288,10 +288,10 @@ is "  no refusal of t68-a" "$(journalctl -o json --no-pager --since "@$DLD_TEST_
 t0=$SECONDS
 ok "podman stop t68-a" pm stop -t 5 t68-a
 diag "podman stop t68-a took $((SECONDS - t0)) s"
-wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$(( held_media - one_bw ))"
+wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = "$(( held_media - one_bw ))" ]'
 is "after stop: media allocation less t68-a's exactly" "$(cgfile $media cpu.dl_total_bw)" "$(( held_media - one_bw ))"
 is "after stop: dld forgot t68-a" "$(service_state t68-a)" none
-wait_until 10 test -n "$(container_entry $DLD_MSG_RELEASED t68-a)"
+wait_for 10 '[ -n "$(container_entry $DLD_MSG_RELEASED t68-a)" ]'
 entry=$(container_entry "$DLD_MSG_RELEASED" t68-a)
 is "after stop: release entry of t68-a" "$(echo "$entry" | jq -r .DLD_CONTAINER_ID)" "$a_id"
 # The poststop hook comes after the scope's cgroup went, which dld may
@@ -301,7 +301,7 @@ diag "t68-a released: $(echo "$entry" | jq -r .DLD_REASON)"
 like "after stop: released when the container stopped" "$(echo "$entry" | jq -r .DLD_REASON)" "^(the container stopped|the container's cgroup is gone)$"
 ok "after stop: t68-a's record is gone from /run/dld" test ! -e "/run/dld/containers/$a_id.conf"
 ok "podman rm -f t68-b" pm rm -f -t 2 t68-b
-wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = "$base_media" ]'
 is "after rm: media allocation back to its value" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
 is "after rm: pool back to its value" "$(knob sched_dl_total_bw)" "$base_pool"
 is "after rm: dld forgot t68-b" "$(service_state t68-b)" none
@@ -401,7 +401,7 @@ for rt in runc crun; do
 	"$rt" kill "$name" KILL > /dev/null 2>&1
 	wait_until 10 sh -c "$rt state $name 2>/dev/null | jq -e '.status == \"stopped\"' > /dev/null"
 	"$rt" delete "$name" > /dev/null 2>&1
-	wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+	wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = "$base_media" ]'
 	is "$rt: deleted: media back exactly" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
 	is "$rt: dld forgot it" "$(service_state "$name")" none
 	rm -rf "$dir"
@@ -434,7 +434,7 @@ is "the bus name's owner is the containerised dld" "$(busctl --system status org
 like "  which runs in a container's scope" "$(cat "/proc/$dld_ct_pid/cgroup" 2>/dev/null)" "libpod-"
 make_service t68-svc deadline-media.slice "/bin/sleep infinity" X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
 systemctl start t68-svc
-wait_until 10 test "$(service_state t68-svc.service)" = admitted
+wait_for 10 '[ "$(service_state t68-svc.service)" = admitted ]'
 is "the containerised dld admits a host service" "$(service_state t68-svc.service)" admitted
 [ "$(service_state t68-svc.service)" = admitted ] ||
 	diag "refused: $(journal_json "$DLD_MSG_REFUSED" t68-svc.service | tail -n 1 | jq -r .DLD_REASON)"
@@ -444,7 +444,7 @@ is "  media allocated = the service's reservation" "$(cgfile $media cpu.dl_total
 entry=$(journal_json $DLD_MSG_ADMITTED t68-svc.service | tail -n 1)
 is "  the admission entry comes from the containerised dld" "$(echo "$entry" | jq -r ._PID)" "$dld_ct_pid"
 systemctl stop t68-svc
-wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = "$base_media" ]'
 is "  stopping the service releases it" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
 pm rm -f -t 2 t68-dld >/dev/null 2>&1
 ok "the host's dld.service starts again" systemctl start dld

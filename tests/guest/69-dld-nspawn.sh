@@ -132,7 +132,7 @@ systemctl daemon-reload
 ok "machine $M starts" systemctl start "$UNIT"
 cg=$(cgroup_of "$UNIT")
 is "its cgroup is in media" "$cg" "$media/$UNIT"
-wait_until 10 test "$(service_state "$UNIT")" = admitted
+wait_for 10 '[ "$(service_state "$UNIT")" = admitted ]'
 is "dld admitted the machine" "$(service_state "$UNIT")" admitted
 is "the unit's cgroup reserves 5ms/20ms" "$(cgfile "$cg" cpu.dl_runtime_us)/$(cgfile "$cg" cpu.dl_period_us)" 5000/20000
 is "media allocated = the machine's reservation" "$(cgfile $media cpu.dl_total_bw)" "$(( base_media + NCPUS * $(bw 5000 20000) ))"
@@ -190,6 +190,6 @@ is "the limits are taken back" "$(limits_of_subtree)" \
 	"Min deadline unlimited unlimited us;Max deadline runtime 0 0 us;"
 is "the unit's reservation released" "$(cgfile "$cg" cpu.dl_runtime_us)" -1
 systemctl stop "$UNIT"
-wait_until 10 test "$(cgfile $media cpu.dl_total_bw)" = "$base_media"
+wait_for 10 '[ "$(cgfile $media cpu.dl_total_bw)" = "$base_media" ]'
 is "stopping the machine releases its bandwidth" "$(cgfile $media cpu.dl_total_bw)" "$base_media"
 done_testing

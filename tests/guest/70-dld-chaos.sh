@@ -117,7 +117,7 @@ ok "dld runs after the last kill" dlconf reload
 active=(); for i in $(seq 1 $UNITS); do systemctl is-active --quiet t70-s$i && active+=(t70-s$i); done
 lost=0 wrong=0
 for u in "${active[@]}"; do
-	wait_until 10 test "$(service_state $u.service)" = admitted || lost=$((lost + 1))
+	wait_for 10 '[ "$(service_state $u.service)" = admitted ]' || lost=$((lost + 1))
 	[ "$(cgfile "$(cgroup_of $u)" cpu.dl_template)" = "1 2000 40000 40000" ] || wrong=$((wrong + 1))
 	[ "$(policy_of "$(main_pid $u)")" = 6 ] || wrong=$((wrong + 1))
 done
@@ -146,7 +146,7 @@ for u in "${active[@]}" t70-m; do
 	read -r nr rt _ pe < <(cgfile "$(cgroup_of $u)" cpu.dl_template)
 	[ "$nr" != none ] && [ -n "$pe" ] && expect=$((expect + nr * $(bw "$rt" "$pe")))
 done
-wait_until 10 test "$(cgfile $group cpu.dl_total_bw)" = "$expect"
+wait_for 10 '[ "$(cgfile $group cpu.dl_total_bw)" = "$expect" ]'
 is "the group's allocation is exactly its units' templates (0 double counts)" "$(cgfile $group cpu.dl_total_bw)" "$expect"
 [ "$(cgfile $group cpu.dl_total_bw)" = "$expect" ] || diag_groups $group
 
@@ -159,7 +159,7 @@ is "dld's watchdog never fired" "$(journalctl -b -u dld.service --no-pager -o ca
 
 # Everything stops: back exactly where it started.
 systemctl stop t70-m "${active[@]/%/.service}"
-wait_until 10 test "$(cgfile $group cpu.dl_total_bw)" = "$base_group"
+wait_for 10 '[ "$(cgfile $group cpu.dl_total_bw)" = "$base_group" ]'
 is "all stopped: the group back exactly (0 leaked)" "$(cgfile $group cpu.dl_total_bw)" "$base_group"
 is "  the pool back exactly" "$(knob sched_dl_total_bw)" "$base_pool"
 is "  dld follows none of them" "$(dld_call ListServices | grep -c '"t70-')" 0

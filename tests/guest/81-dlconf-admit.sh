@@ -91,7 +91,7 @@ like "  thread still 2ms/20ms" "$(chrt -p "$pid")" "2000000/20000000/20000000"
 is "  template still 2ms/20ms" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_template)" "$NCPUS 2000 20000 20000"
 # The old template went back: the kernel's totals are exactly as before
 # (once the demoted tasks' bandwidth is back, at their 0-lag time).
-wait_until 5 test "$(cgfile "$(cgroup_of t81-a)" cpu.dl_total_bw)" = "$unit_total"
+wait_for 5 '[ "$(cgfile "$(cgroup_of t81-a)" cpu.dl_total_bw)" = "$unit_total" ]'
 is "  its cgroup's cpu.dl_total_bw as before" "$(cgfile "$(cgroup_of t81-a)" cpu.dl_total_bw)" "$unit_total"
 is "  the group's cpu.dl_total_bw as before" "$(cgfile /deadline.slice/deadline-media.slice cpu.dl_total_bw)" "$group_total"
 entry=$(journal_json "$DLD_MSG_REFUSED" t81-a.service | tail -n 1)
@@ -111,7 +111,7 @@ systemctl stop t81-b
 make_service t81-p deadline-media.slice "/bin/sleep infinity" Delegate=yes \
 	X-DeadlineRuntime=2ms X-DeadlinePeriod=20ms X-DeadlineThreads=all
 systemctl start t81-p t81-b
-wait_until 10 test "$(service_state t81-p.service)" = admitted
+wait_for 10 '[ "$(service_state t81-p.service)" = admitted ]'
 p_files() { echo "$(cgfile "$(cgroup_of t81-p)" cpu.dl_runtime_us) $(cgfile "$(cgroup_of t81-p)" cpu.dl_period_us)"; }
 is "Delegate=yes unit: admitted, 2ms of each 20ms on each CPU" "$(service_state t81-p.service) $(p_files)" "admitted 2000 20000"
 ok "  admit t81-b 2ms/20ms on each CPU: the group is full" dlconf admit t81-b --runtime=2ms --period=20ms --threads=all
