@@ -115,7 +115,7 @@ stress:
 check-fixes: image
 	@tests/harness/dlcheck fixes
 
-# Can every kernel test fail? Tests 0* 1* 24* 28* 4* on the stock kernel (the same
+# Can every kernel test fail? Tests 0* 1* 24* 28* 30* 4* on the stock kernel (the same
 # tree without the series, build/stock) and on each kernel/mutants/*.patch
 # applied over the series; report in build/mutants/report.md. Slow (about
 # 45 min), not part of make check. MUTANTS='a b' runs a subset.
