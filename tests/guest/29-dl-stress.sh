@@ -3,11 +3,13 @@
 # DLSCHED_STRESS_SECONDS seconds (60 in make check; make stress runs 600 on
 # the debug kernel): sched_setattr churn with every flag and invalid
 # parameters, sched_wait_interval with concurrent demotions, fork and exit,
-# cgroup mkdir/rmdir, reservations and process and thread moves, sysctl
-# writes and CPU hotplug, all at once, as root and as nobody with raised
-# deadline rlimits. Each of dlstress's verdict lines ("check NAME: ok" or
-# "check NAME: FAIL why") is a test point here; its report is in the
-# diagnostics.
+# cgroup mkdir/rmdir, reservations and process and thread moves, the
+# task-template rules in groups of their own (moves, templates rewritten,
+# reservations in a template's child, SysRq-n, their invariants checked as
+# it runs), sysctl writes and CPU hotplug, all at once, as root and as
+# nobody with raised deadline rlimits. Each of dlstress's verdict lines
+# ("check NAME: ok" or "check NAME: FAIL why") is a test point here; its
+# report is in the diagnostics.
 . /usr/lib/dlsched/tap.sh
 
 bin=/usr/lib/dlsched/bin/dlstress
@@ -15,14 +17,14 @@ secs=${DLSCHED_STRESS_SECONDS:-60}
 checks=(run errno tasks splats pool rootdomain runqueues groups cleanup)
 declare -A what=(
 	[run]="every worker ran for the whole time"
-	[errno]="no call returned an errno outside its set, or succeeded where it must fail"
+	[errno]="no call returned an errno outside its set, or succeeded where it must fail; no template invariant broken"
 	[tasks]="no task died of a signal or status it did not expect, none got stuck"
 	[splats]="no kernel splat (kernel log, taint, lockdep)"
 	[pool]="sched_dl_total_bw back to its starting value"
 	[rootdomain]="the root domain's total_bw back to its starting value"
 	[runqueues]="every runqueue's running_bw and this_bw back to 0"
 	[groups]="every cpu.dl_total_bw back to its starting value"
-	[cleanup]="CPUs online, sysctls and cgroups as they were"
+	[cleanup]="CPUs online, sysctls, kernel.sysrq and cgroups as they were"
 )
 
 [ -e /proc/sys/kernel/sched_dl_runtime_us ] || skip_all "not the dlsched kernel"

@@ -398,6 +398,10 @@ static void worker_main(int cmd, int reply)
 		case 'f':
 			r = worker_fork();
 			break;
+		case 'r':
+			/* Runs, so on a CPU its affinity allows. */
+			r = self_report();
+			break;
 		default:
 			_exit(1);
 		}
@@ -573,6 +577,41 @@ static void rule1(void)
 
 /* ---- R2: affinity ---- */
 
+/*
+ * Whether cpu0's scheduling domains span every online CPU (/proc/schedstat),
+ * so that its root domain does: the cpuset code rebuilds the domains after
+ * hotplug from a work item, and the tests before this one took CPUs out.
+ */
+static bool cpu0_domain_spans_all(void)
+{
+	char line[512], want[64];
+	FILE *f = fopen("/proc/schedstat", "re");
+	bool in_cpu0 = false, ok = false;
+	cpu_set_t online;
+	unsigned long mask = 0;
+	int c;
+
+	if (!f || sched_getaffinity(1, sizeof(online), &online))
+		goto out;
+	for (c = 0; c < CPU_SETSIZE && c < 64; c++)
+		if (CPU_ISSET(c, &online))
+			mask |= 1UL << c;
+	snprintf(want, sizeof(want), "%lx", mask);
+	while (fgets(line, sizeof(line), f)) {
+		char m[64];
+
+		if (!strncmp(line, "cpu", 3))
+			in_cpu0 = !strncmp(line, "cpu0 ", 5);
+		else if (in_cpu0 && sscanf(line, "domain%*d %63s", m) == 1 &&
+			 strtoul(m, NULL, 16) == mask)
+			ok = true;
+	}
+out:
+	if (f)
+		fclose(f);
+	return ok;
+}
+
 static void rule2(void)
 {
 	struct block b = block_start();
@@ -587,13 +626,27 @@ static void rule2(void)
 	CPU_ZERO(&none);
 	if (sched_getaffinity(0, sizeof(all), &all))
 		ksft_exit_fail_msg("sched_getaffinity: %s\n", strerror(errno));
+	/*
+	 * The workers start in r2src, a sibling of r2 under the test's group:
+	 * moving a task between groups of different cpusets (where the root
+	 * has the cpuset controller on, as test 27 leaves it) resets its
+	 * affinity to the destination's, which would unpin it.
+	 */
+	cg_create("r2src");
 	cg_create("r2");
 	if (write_template("r2", tmpl16(2)))
 		ksft_exit_fail_msg("template r2: %s\n", strerror(errno));
 
+	/* The rule is about the root domain: wait for cpu0's to be whole again. */
+	for (int i = 0; i < 100 && !cpu0_domain_spans_all(); i++)
+		usleep(30000);
+	if (!cpu0_domain_spans_all())
+		ksft_print_msg("cpu0's scheduling domains do not span every online CPU\n");
+
 	/* 1 */
-	w1 = worker_start(NULL);
+	w1 = worker_start("r2src");
 	ok = is("pin w1 to cpu0", sched_setaffinity(w1.pid, sizeof(one), &one) ? errno : 0, 0) &&
+	     is("w1 runs on cpu0", worker_ask(&w1, 'r', 0).err, 0) &&
 	     is("attach w1", cg_move("r2", w1.pid), 0);
 	ok = ok && policy_is("pinned w1", w1.pid, SCHED_OTHER) & stat_is("r2", 0, 1) & total_is("r2", 0);
 	ksft_test_result(ok, "R2: a task pinned to cpu0 attached to a template group with room stays "
@@ -616,8 +669,9 @@ static void rule2(void)
 	ksft_test_result(ok, "R2: widened to every CPU, the over task is admitted (1 1), then its child (2 0)\n");
 
 	/* 4 */
-	w3 = worker_start(NULL);
+	w3 = worker_start("r2src");
 	ok = is("pin w3", sched_setaffinity(w3.pid, sizeof(one), &one) ? errno : 0, 0) &&
+	     is("w3 runs on cpu0", worker_ask(&w3, 'r', 0).err, 0) &&
 	     is("attach w3", cg_move("r2", w3.pid), 0) && wait_stat("r2", 2, 1) &&
 	     is("widen w3", sched_setaffinity(w3.pid, sizeof(all), &all) ? errno : 0, 0);
 	usleep(SETTLE_US);
