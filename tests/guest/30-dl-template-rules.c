@@ -74,47 +74,6 @@ static int write_template(const char *cg, const char *val)
 	return -cg_write(cg, "cpu.dl_template", val);
 }
 
-/* The first line of @file of @cg, without its newline ("" if unreadable). */
-static const char *cg_read_line(const char *cg, const char *file)
-{
-	static char buf[4][128];
-	static int slot;
-	char *b = buf[slot++ % 4];
-	FILE *f = fopen(cg_path(cg, file), "re");
-
-	b[0] = '\0';
-	if (f) {
-		if (!fgets(b, sizeof(buf[0]), f))
-			b[0] = '\0';
-		fclose(f);
-	}
-	b[strcspn(b, "\n")] = '\0';
-	return b;
-}
-
-static bool str_is(const char *what, const char *got, const char *want)
-{
-	if (strcmp(got, want)) {
-		ksft_print_msg("%s: \"%s\", want \"%s\"\n", what, got, want);
-		failures++;
-		return false;
-	}
-	return true;
-}
-
-/* nr_tasks and nr_over of @cg's cpu.dl_template_stat. */
-static void tmpl_stat(const char *cg, long long *tasks, long long *over)
-{
-	FILE *f = fopen(cg_path(cg, "cpu.dl_template_stat"), "re");
-
-	*tasks = *over = -1;
-	if (!f)
-		ksft_exit_fail_msg("open %s: %s\n", cg_path(cg, "cpu.dl_template_stat"), strerror(errno));
-	if (fscanf(f, "nr_tasks %lld nr_over %lld", tasks, over) != 2)
-		ksft_exit_fail_msg("%s: unexpected content\n", cg_path(cg, "cpu.dl_template_stat"));
-	fclose(f);
-}
-
 static bool stat_is(const char *cg, long long tasks, long long over)
 {
 	long long t, o;
