@@ -536,41 +536,6 @@ static void rule1(void)
 
 /* ---- R2: affinity ---- */
 
-/*
- * Whether cpu0's scheduling domains span every online CPU (/proc/schedstat),
- * so that its root domain does: the cpuset code rebuilds the domains after
- * hotplug from a work item, and the tests before this one took CPUs out.
- */
-static bool cpu0_domain_spans_all(void)
-{
-	char line[512], want[64];
-	FILE *f = fopen("/proc/schedstat", "re");
-	bool in_cpu0 = false, ok = false;
-	cpu_set_t online;
-	unsigned long mask = 0;
-	int c;
-
-	if (!f || sched_getaffinity(1, sizeof(online), &online))
-		goto out;
-	for (c = 0; c < CPU_SETSIZE && c < 64; c++)
-		if (CPU_ISSET(c, &online))
-			mask |= 1UL << c;
-	snprintf(want, sizeof(want), "%lx", mask);
-	while (fgets(line, sizeof(line), f)) {
-		char m[64];
-
-		if (!strncmp(line, "cpu", 3))
-			in_cpu0 = !strncmp(line, "cpu0 ", 5);
-		else if (in_cpu0 && sscanf(line, "domain%*d %63s", m) == 1 &&
-			 strtoul(m, NULL, 16) == mask)
-			ok = true;
-	}
-out:
-	if (f)
-		fclose(f);
-	return ok;
-}
-
 static void rule2(void)
 {
 	struct block b = block_start();
@@ -595,12 +560,6 @@ static void rule2(void)
 	cg_create("r2");
 	if (write_template("r2", tmpl16(2)))
 		ksft_exit_fail_msg("template r2: %s\n", strerror(errno));
-
-	/* The rule is about the root domain: wait for cpu0's to be whole again. */
-	for (int i = 0; i < 100 && !cpu0_domain_spans_all(); i++)
-		usleep(30000);
-	if (!cpu0_domain_spans_all())
-		ksft_print_msg("cpu0's scheduling domains do not span every online CPU\n");
 
 	/* 1 */
 	w1 = worker_start("r2src");
