@@ -179,6 +179,40 @@ static inline bool rq_bw_zero(int wait_ms)
 	return false;
 }
 
+/*
+ * The bandwidth releases still to come: a task that left SCHED_DEADLINE or
+ * exited gives its bandwidth back at its 0-lag time, from its queued
+ * inactive_task_timer (/proc/timer_list). An overrun puts that time ahead
+ * by the overrun times period/runtime: a vCPU stall charged to a small
+ * task under TCG, minutes. Their number (-errno), and in @latest_ns the
+ * latest one's time from now.
+ */
+static inline int dl_releases_pending(long long *latest_ns)
+{
+	FILE *f = fopen("/proc/timer_list", "re");
+	char line[256];
+	long long in;
+	int n = 0;
+
+	*latest_ns = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		const char *at;
+
+		if (!strstr(line, ", inactive_task_timer,") || !fgets(line, sizeof(line), f))
+			continue;
+		at = strstr(line, "[in ");
+		if (!at || sscanf(at, "[in %lld", &in) != 1)
+			continue;
+		n++;
+		if (in > *latest_ns)
+			*latest_ns = in;
+	}
+	fclose(f);
+	return n;
+}
+
 /* Taint flags a kernel oops (D) and a WARN (W) set. */
 #define TAINT_DIE (1LL << 7)
 #define TAINT_WARN (1LL << 9)

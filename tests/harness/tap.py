@@ -25,6 +25,8 @@ _PLAN = re.compile(r"^\s*1\.\.(\d+)(\s*#\s*(.*))?$")
 # kselftest's closing line (ksft_finished(), ksft_exit_*()).
 _KSFT_TOTALS = re.compile(r"^\s*# Totals: pass:\d+ fail:\d+")
 _POINT = re.compile(r"^\s*(not ok|ok)\b\s*(\d+)?\s*-?\s*([^#]*?)\s*(#\s*(.*))?$")
+# The runner's line after each test (vm/guest/dlsched-run-tests).
+_POOL_AFTER = re.compile(r"^# sched_dl_total_bw after \S+: (\d+)\b")
 
 
 @dataclass
@@ -193,6 +195,12 @@ def parse_guest_results(text, label):
             if status == 124:
                 report.add(f"{label}/{current}: timeout", False, detail="killed by the per-test timeout")
             current, body = None, []
+        elif line.startswith("# sched_dl_total_bw after ") and current is not None:
+            # The runner waited for the test's releases: what is left leaked.
+            m = _POOL_AFTER.match(line)
+            if not m or m.group(1) != "0":
+                report.add(f"{label}/{current}: pool", False,
+                           detail=f"the deadline pool is not empty after the test: {line[2:]}")
         elif line.strip() == "DLSCHED-END":
             ended = True
             break

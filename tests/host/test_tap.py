@@ -126,6 +126,19 @@ class ParseGuestResults(unittest.TestCase):
         r = tap.parse_guest_results(self.stream(body) + "\0\0\0", "g")
         self.assertEqual((r.passed, r.failed), (1, 0))
 
+    def test_pool_left_after_a_test_fails_it(self):
+        body = "# test 00-a\n1..1\nok 1\n# sched_dl_total_bw after 00-a: 0 (releases pending: 0, the latest in 0.0 s)\n" \
+               "# exit 0 1\n# test 01-b\n1..1\nok 1\n" \
+               "# sched_dl_total_bw after 01-b: 4875 (releases pending: 0, the latest in 0.0 s)\n# exit 0 1\n"
+        r = tap.parse_guest_results(self.stream(body), "g")
+        self.assertEqual((r.passed, r.failed), (2, 1))
+        self.assertEqual([f.name for f in r.failures()], ["g/01-b: pool"])
+
+    def test_pool_line_unreadable_fails(self):
+        body = "# test 00-a\n1..1\nok 1\n# sched_dl_total_bw after 00-a: \n# exit 0 1\n"
+        r = tap.parse_guest_results(self.stream(body), "g")
+        self.assertEqual([f.name for f in r.failures()], ["g/00-a: pool"])
+
 
 if __name__ == "__main__":
     unittest.main()
