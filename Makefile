@@ -30,7 +30,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard libdld/Makefile dld/Makefile oci-h
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
 .PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \
-	userspace rootfs kernel-and-rootfs image check check-host check-guest check-debug check-mutants check-fixes stress bench run demo check-run clean \
+	userspace rootfs kernel-and-rootfs image check check-full check-host check-guest check-debug check-mutants check-fixes stress bench run demo check-run clean \
 	distclean
 
 all: kernel userspace
@@ -80,14 +80,21 @@ image: kernel-and-rootfs userspace
 # 3 min): in make check's own image, the stock kernel if build/stock has
 # it, else the patched one in its place; it checks that the bench runs,
 # not its figures.
+# make check is the gate (CI runs it); make check-full runs every guest
+# test on both hierarchies at full length (docs/testing.md, "Tiers").
 check: image
 	@scripts/deps.sh bench
-	@tests/harness/dlcheck all
+	@TIER=gate tests/harness/dlcheck all
+
+check-full: image
+	@scripts/deps.sh bench
+	@TIER=full tests/harness/dlcheck all
 
 check-host: userspace
 	@tests/harness/dlcheck host
 
-# TESTS='1*' runs a subset of the guest tests; CGROUPS='v2' one hierarchy.
+# TESTS='1*' runs a subset of the guest tests; CGROUPS='v2' one hierarchy;
+# TIER=full the full tier's tests and lengths.
 check-guest: image
 	@tests/harness/dlcheck guest
 

@@ -17,6 +17,7 @@ enum {
         EXIT_DLCONF_UNREACHABLE = 4,    /* dld or the system bus cannot be reached */
         EXIT_DLCONF_PERMISSION = 5,     /* not allowed (dld answers root only) */
         EXIT_DLCONF_INVALID = 6,        /* a policy or drop-in is invalid */
+        EXIT_DLCONF_NO_ANSWER = 7,      /* dld is on the bus but did not answer in time */
 };
 
 typedef enum VerbId {

@@ -7,11 +7,15 @@
 #include "dlsched/dld-bus.h"
 #include "util.h"
 
-/* dld answers quickly or not at all: do not hang an operator's shell. */
+/* dld answers reads at once: do not hang an operator's shell. */
 #define CALL_TIMEOUT_USEC (10 * 1000000ULL)
-/* A reload may wait for systemd to start the policy's slices, which dld
- * gives 20 s: the bus's default timeout. */
-#define RELOAD_TIMEOUT_USEC (25 * 1000000ULL)
+/* A write by hand from a user other than root waits for polkit, which dld
+ * gives the bus's default 25 s (polkitd may have to start first): wait
+ * longer, so that a slow polkit reads as dld's answer, not as silence. */
+#define MANAGE_TIMEOUT_USEC (30 * 1000000ULL)
+/* A reload may also wait for systemd to start the policy's slices, which
+ * dld gives 20 s. */
+#define RELOAD_TIMEOUT_USEC (50 * 1000000ULL)
 
 int client_open(sd_bus **ret) {
         return sd_bus_open_system(ret);
@@ -33,7 +37,15 @@ static int call_timeout(sd_bus *bus, uint64_t timeout, const char *method, sd_bu
                 if (r < 0)
                         return r;
         }
-        return sd_bus_call(bus, m, timeout, error, reply);
+        r = sd_bus_call(bus, m, timeout, error, reply);
+        if (r == -ETIMEDOUT || sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT)) {
+                /* dld has the name (or the bus would have said so at once) but is silent. */
+                sd_bus_error_free(error);
+                sd_bus_error_setf(error, SD_BUS_ERROR_NO_REPLY, "dld did not answer %s in %llu s", method,
+                                  (unsigned long long) (timeout / 1000000ULL));
+                r = -ETIMEDOUT;
+        }
+        return r;
 }
 
 #define call(bus, method, error, reply, ...) call_timeout(bus, CALL_TIMEOUT_USEC, method, error, reply, __VA_ARGS__)
@@ -203,11 +215,12 @@ int client_get_service(sd_bus *bus, const char *unit, DlconfService *ret, sd_bus
 
 int client_admit(sd_bus *bus, const char *unit, uint64_t runtime_usec, uint64_t deadline_usec,
                  uint64_t period_usec, uint32_t threads, sd_bus_error *error) {
-        return call(bus, "AdmitUnit", error, NULL, "stttu", unit, runtime_usec, deadline_usec, period_usec, threads);
+        return call_timeout(bus, MANAGE_TIMEOUT_USEC, "AdmitUnit", error, NULL, "stttu", unit, runtime_usec,
+                            deadline_usec, period_usec, threads);
 }
 
 int client_release(sd_bus *bus, const char *unit, sd_bus_error *error) {
-        return call(bus, "ReleaseUnit", error, NULL, "s", unit);
+        return call_timeout(bus, MANAGE_TIMEOUT_USEC, "ReleaseUnit", error, NULL, "s", unit);
 }
 
 int client_prepare(sd_bus *bus, const char *unit, const char *invocation, char **ret_state, char **ret_reason,
@@ -249,8 +262,8 @@ static const struct {
         { "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired", EXIT_DLCONF_PERMISSION },
         { "org.freedesktop.DBus.Error.ServiceUnknown",  EXIT_DLCONF_UNREACHABLE },
         { "org.freedesktop.DBus.Error.NameHasNoOwner",  EXIT_DLCONF_UNREACHABLE },
-        { "org.freedesktop.DBus.Error.NoReply",         EXIT_DLCONF_UNREACHABLE },
-        { "org.freedesktop.DBus.Error.Timeout",         EXIT_DLCONF_UNREACHABLE },
+        { "org.freedesktop.DBus.Error.NoReply",         EXIT_DLCONF_NO_ANSWER   },
+        { "org.freedesktop.DBus.Error.Timeout",         EXIT_DLCONF_NO_ANSWER   },
         { "org.freedesktop.DBus.Error.Disconnected",    EXIT_DLCONF_UNREACHABLE },
         { "org.freedesktop.DBus.Error.UnknownObject",   EXIT_DLCONF_UNREACHABLE },
         { "org.freedesktop.DBus.Error.UnknownInterface", EXIT_DLCONF_UNREACHABLE },
@@ -265,9 +278,12 @@ int client_exit_status(const char *error_name, int r) {
                         return error_status[i].status;
         if (r == -EACCES || r == -EPERM)
                 return EXIT_DLCONF_PERMISSION;
-        /* No bus at all, or no answer: nothing to talk to. */
+        /* A call that was sent and not answered: dld is there, but silent. */
+        if (!error_name && r == -ETIMEDOUT)
+                return EXIT_DLCONF_NO_ANSWER;
+        /* No bus at all: nothing to talk to. */
         if (!error_name && (r == -ENOENT || r == -ECONNREFUSED || r == -ENOTCONN ||
-                            r == -ECONNRESET || r == -ETIMEDOUT || r == -EHOSTDOWN))
+                            r == -ECONNRESET || r == -EHOSTDOWN))
                 return EXIT_DLCONF_UNREACHABLE;
         return EXIT_DLCONF_FAILURE;
 }
@@ -280,6 +296,10 @@ char *client_error_message(const char *error_name, const char *error_message, in
         case EXIT_DLCONF_UNREACHABLE:
                 k = asprintf(&s, "dld is not reachable on the system bus (is dld.service running?): %s",
                              error_message && *error_message ? error_message : strerror(-r));
+                break;
+        case EXIT_DLCONF_NO_ANSWER:
+                k = asprintf(&s, "%s (dld.service is running, but busy, stuck or waiting on polkit)",
+                             error_message && *error_message ? error_message : "dld did not answer in time");
                 break;
         case EXIT_DLCONF_PERMISSION:
                 k = asprintf(&s, "permission denied (%s)",

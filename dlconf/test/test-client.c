@@ -20,7 +20,10 @@ static void test_exit_status(void) {
                 { "org.freedesktop.DBus.Error.AccessDenied", -EACCES, EXIT_DLCONF_PERMISSION },
                 { "org.freedesktop.DBus.Error.ServiceUnknown", -EHOSTUNREACH, EXIT_DLCONF_UNREACHABLE },
                 { "org.freedesktop.DBus.Error.NameHasNoOwner", -ENXIO, EXIT_DLCONF_UNREACHABLE },
-                { "org.freedesktop.DBus.Error.NoReply", -ETIMEDOUT, EXIT_DLCONF_UNREACHABLE },
+                { "org.freedesktop.DBus.Error.NoReply", -ETIMEDOUT, EXIT_DLCONF_NO_ANSWER },
+                { "org.freedesktop.DBus.Error.Timeout", -ETIMEDOUT, EXIT_DLCONF_NO_ANSWER },
+                { "System.Error.ETIMEDOUT", -ETIMEDOUT, EXIT_DLCONF_NO_ANSWER },
+                { NULL, -ETIMEDOUT, EXIT_DLCONF_NO_ANSWER },
                 { "org.freedesktop.DBus.Error.UnknownObject", -EBADR, EXIT_DLCONF_UNREACHABLE },
                 { "System.Error.EACCES", -EACCES, EXIT_DLCONF_PERMISSION },
                 { "System.Error.ECONNREFUSED", -ECONNREFUSED, EXIT_DLCONF_UNREACHABLE },
@@ -42,6 +45,9 @@ static void test_messages(void) {
                                                          "The name org.dlsched.Dld1 was not provided by any .service files", -EHOSTUNREACH);
         _cleanup_free_ char *other = client_error_message(DLD_ERROR_NO_SUCH_SERVICE, "dld follows no unit x.service", -ENOENT);
         _cleanup_free_ char *bare = client_error_message(NULL, NULL, -EBADMSG);
+        _cleanup_free_ char *silent = client_error_message("org.freedesktop.DBus.Error.NoReply",
+                                                           "dld did not answer AdmitUnit in 30 s", -ETIMEDOUT);
+        _cleanup_free_ char *silent_bare = client_error_message(NULL, NULL, -ETIMEDOUT);
 
         is_str(refused, "refused: group \"media\" is full", "refusal");
         is_str(denied, "permission denied (Access denied)", "permission");
@@ -49,7 +55,11 @@ static void test_messages(void) {
                      "The name org.dlsched.Dld1 was not provided by any .service files", "daemon down");
         is_str(other, "dld follows no unit x.service", "other errors: dld's message as is");
         is_str(bare, strerror(EBADMSG), "no message: the errno");
-        ok(!strchr(refused, '\n') && !strchr(down, '\n'), "one line each");
+        is_str(silent, "dld did not answer AdmitUnit in 30 s (dld.service is running, but busy, stuck or waiting on polkit)",
+               "no answer in time: not \"not reachable\"");
+        is_str(silent_bare, "dld did not answer in time (dld.service is running, but busy, stuck or waiting on polkit)",
+               "no answer, no message");
+        ok(!strchr(refused, '\n') && !strchr(down, '\n') && !strchr(silent, '\n'), "one line each");
 }
 
 int main(void) {

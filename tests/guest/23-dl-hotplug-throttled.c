@@ -19,20 +19,10 @@
 /* The CPU @pid last ran on (field 39 of /proc/PID/stat), -1 on error. */
 static int last_cpu(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	int fd, field, cpu = -1;
-	ssize_t len;
+	char buf[1024];
+	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
+	int field, cpu = -1;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
-	p = strrchr(buf, ')');
 	/* Field 3 follows ") "; field 39 is 36 fields on. */
 	for (field = 2; p && field < 39; field++)
 		p = strchr(p + 1, ' ');

@@ -168,21 +168,10 @@ static bool is_template_task(const char *what, pid_t tid)
 /* The nice value of @pid from /proc (sched_getattr() has none for deadline tasks). */
 static int proc_nice(pid_t pid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024];
+	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
 	int nice = 99;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 99;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 99;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
 	/* After the command: state ... priority (16 fields), then nice. */
 	if (!p || sscanf(p + 1, " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %d",
 			 &nice) != 1)
@@ -195,16 +184,9 @@ static int possible_cpus(void)
 {
 	char buf[256], *s, *tok, *save = NULL;
 	int n = 0, a, b;
-	int fd = open(CPU_DIR "/possible", O_RDONLY | O_CLOEXEC);
-	ssize_t len;
 
-	if (fd < 0)
+	if (read_text(CPU_DIR "/possible", buf, sizeof(buf)) <= 0)
 		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
 	for (s = buf; (tok = strtok_r(s, ",\n", &save)); s = NULL) {
 		if (sscanf(tok, "%d-%d", &a, &b) == 2)
 			n += b - a + 1;

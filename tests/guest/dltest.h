@@ -53,20 +53,44 @@ static inline int dl_leave(void)
 	return dlsched_set_normal(0);
 }
 
+/*
+ * Read what one read(2) gives of @path (proc and sysfs files come whole)
+ * into @buf, NUL-terminated; returns its length or -errno.
+ */
+static inline ssize_t read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return n;
+}
+
+/* The text of /proc/@pid/stat after the command's ")", or NULL. */
+static inline const char *proc_stat_fields(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_text(path, buf, size) <= 0)
+		return NULL;
+	return strrchr(buf, ')');
+}
+
 /* Read a file holding one integer; returns 0 or -errno. */
 static inline int read_ll(const char *path, long long *val)
 {
 	char buf[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = read_text(path, buf, sizeof(buf));
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
 	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
+		return n;
 	errno = 0;
 	*val = strtoll(buf, NULL, 10);
 	return errno ? -errno : 0;

@@ -167,3 +167,33 @@ class GuestRunner(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Tiers(unittest.TestCase):
+    def tier(self, value):
+        saved = os.environ.pop("TIER", None)
+        try:
+            if value is not None:
+                os.environ["TIER"] = value
+            return dlcheck.tier()
+        finally:
+            os.environ.pop("TIER", None)
+            if saved is not None:
+                os.environ["TIER"] = saved
+
+    def test_default_is_the_gate(self):
+        self.assertEqual(self.tier(None), "gate")
+        self.assertEqual(self.tier(""), "gate")
+
+    def test_full(self):
+        self.assertEqual(self.tier("full"), "full")
+
+    def test_unknown_tier_is_an_error(self):
+        for bad in ("Full", "nightly", "gate "):
+            with self.assertRaises(ValueError):
+                self.tier(bad)
+
+    def test_full_runs_every_test_the_gate_runs(self):
+        gate, full = dlcheck.DEFAULT_GUEST_TESTS["gate"], dlcheck.DEFAULT_GUEST_TESTS["full"]
+        self.assertEqual(gate["v2"], full["v2"])
+        self.assertEqual(full["v1"], full["v2"])
