@@ -76,6 +76,7 @@ typedef struct Request {
         bool invalid;
         bool delegate;          /* Delegate= of its files (the last one), for X-DeadlinePromote= */
         DeadlineRequest req;
+        ServiceRequest sr;      /* as dld admits req (valid ones) */
 } Request;
 
 static Request *request_for_unit(Request **reqs, size_t *n, const char *unit) {
@@ -129,18 +130,8 @@ static int predict(CheckResult *res, Request *reqs, size_t n_reqs) {
         for (size_t i = 0; i < n_reqs; i++) {
                 if (reqs[i].invalid)
                         continue;
-                DeadlinePromote promote = PROMOTE_CGROUP;
-                char why[DEADLINE_WHY_MAX];
-
-                /* As dld: a unit that schedules its own threads reserves per CPU. */
-                (void) dropin_promote_resolve(reqs[i].req.promote, reqs[i].delegate, &promote, why, sizeof(why));
                 which[n] = i;
-                sr[n++] = (ServiceRequest) {
-                        .unit = reqs[i].unit, .slice = reqs[i].slice, .group = reqs[i].req.group,
-                        .runtime_usec = reqs[i].req.runtime_usec, .deadline_usec = reqs[i].req.deadline_usec,
-                        .period_usec = reqs[i].req.period_usec, .threads = reqs[i].req.threads,
-                        .per_cpu = promote == PROMOTE_NONE,
-                };
+                sr[n++] = reqs[i].sr;
         }
         r = predict_policy(&res->policy, res->cpus, sr, n, v);
         if (r < 0)
@@ -239,11 +230,15 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
                                 goto finish;
                 }
                 if (r == 0) {
-                        char why[DEADLINE_WHY_MAX], where[32];
-                        DeadlinePromote p;
+                        _cleanup_free_ char *why = NULL;
+                        char where[32];
 
-                        /* As dld: X-DeadlinePromote=cgroup in a delegated unit. */
-                        if (dropin_promote_resolve(reqs[i].req.promote, reqs[i].delegate, &p, why, sizeof(why)) < 0) {
+                        /* As dld builds it: it refuses X-DeadlinePromote=cgroup in a delegated unit. */
+                        r = predict_service_request(reqs[i].unit, reqs[i].slice, &reqs[i].req, reqs[i].req.promote,
+                                                    reqs[i].delegate, &reqs[i].sr, &why);
+                        if (r == -ENOMEM)
+                                goto finish;
+                        if (r < 0) {
                                 snprintf(where, sizeof(where), "line %u", reqs[i].req.promote_at.line);
                                 r = diag_add(&ret->diags, reqs[i].req.promote_at.file, where, "%s", why) < 0 ? -ENOMEM : -EINVAL;
                                 if (r == -ENOMEM)

@@ -7,6 +7,7 @@
 #include "polkit.h"
 #include "predict.h"
 #include "reload.h"
+#include "reservation.h"
 #include "service-threads.h"
 #include "service.h"
 #include "unitname.h"
@@ -324,7 +325,6 @@ static int method_check_policy(sd_bus_message *msg, void *userdata, sd_bus_error
         size_t n_files = 0, in_bytes = 0;
         int r, valid;
 
-        (void) error;
         (void) kernelfs_read_budget(m->kfs, &cur);
         if ((r = sd_bus_message_enter_container(msg, 'a', "(ss)")) < 0)
                 return r;
@@ -370,13 +370,16 @@ static int method_check_policy(sd_bus_message *msg, void *userdata, sd_bus_error
                         goto finish;
                 }
                 for (size_t i = 0; i < m->n_services; i++) {
+                        _cleanup_free_ char *why = NULL;
                         Service *s = m->services[i];
 
-                        reqs[i] = (ServiceRequest) {
-                                .unit = s->unit, .slice = s->slice, .group = s->req.group,
-                                .runtime_usec = s->req.runtime_usec, .deadline_usec = s->req.deadline_usec,
-                                .period_usec = s->req.period_usec, .threads = s->req.threads,
-                        };
+                        /* As admission reserves it: per CPU for a unit that schedules its own threads. */
+                        r = reservation_request(s, &s->req, &reqs[i], &why);
+                        if (r < 0) {
+                                if (why)
+                                        r = sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s: %s", s->unit, why);
+                                goto finish;
+                        }
                 }
                 if ((r = predict_policy(&p, kernelfs_cpus(m->kfs), reqs, m->n_services, verdicts)) < 0)
                         goto finish;

@@ -140,23 +140,21 @@ int reservation_set(Manager *m, Service *s, bool *ret_lost) {
         return 0;
 }
 
-/* The request as the admission model takes it. */
-ServiceRequest reservation_request(const Service *s, const DeadlineRequest *req) {
-        return (ServiceRequest) {
-                .unit = s->unit, .slice = s->slice, .group = req->group,
-                .runtime_usec = req->runtime_usec, .deadline_usec = req->deadline_usec,
-                .period_usec = req->period_usec, .threads = req->threads,
-                .per_cpu = s->promote != PROMOTE_CGROUP,
-        };
+/* s->promote is resolved already (service_new()): resolving it again
+ * gives the same, the promotion reservation_set() reserves for. */
+int reservation_request(const Service *s, const DeadlineRequest *req, ServiceRequest *ret, char **ret_reason) {
+        return predict_service_request(s->unit, s->slice, req, s->promote, s->delegated, ret, ret_reason);
 }
 
 /* Why the kernel (or the CPU count) refused the reservation for req. */
 char *reservation_refusal_reason(Manager *m, const Service *s, const DeadlineRequest *req, int err, uint64_t free_bw) {
-        ServiceRequest sr = reservation_request(s, req);
         _cleanup_free_ char *what = NULL;
         char left[ADMISSION_PERCENT_MAX];
+        ServiceRequest sr;
         char *reason;
 
+        if (reservation_request(s, req, &sr, &reason) < 0)
+                return reason;
         if (err == -ERANGE)
                 return predict_reservation_refusal(&sr, s->group ?: "-", kernelfs_cpus(m->kfs), err, free_bw);
         what = predict_reservation_describe(&sr, kernelfs_cpus(m->kfs));

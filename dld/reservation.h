@@ -21,8 +21,10 @@ uint64_t reservation_group_free_bw(Manager *m, const char *group);
  * reservations). Sets s->by_template. */
 int reservation_set(Manager *m, Service *s, bool *ret_lost);
 void reservation_release(Manager *m, Service *s);
-/* req of s as the admission model takes it. */
-ServiceRequest reservation_request(const Service *s, const DeadlineRequest *req);
+/* req of s as the admission model takes it, and as reservation_set()
+ * reserves it (predict_service_request()): 0, -EINVAL with *ret_reason
+ * (malloc'ed), -ENOMEM. *ret points into s and req. */
+int reservation_request(const Service *s, const DeadlineRequest *req, ServiceRequest *ret, char **ret_reason);
 /* Why the kernel (or the CPU count) refused the reservation for req;
  * allocated, NULL when out of memory. */
 char *reservation_refusal_reason(Manager *m, const Service *s, const DeadlineRequest *req, int err, uint64_t free_bw);

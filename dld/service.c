@@ -209,16 +209,16 @@ static char *service_refuse_reservation(Manager *m, Service *s, int err, bool ta
 
 /* The group's rules: 0, or s refused (logged, the action taken, error set). */
 static int admit_check_policy(Manager *m, Service *s, bool take_action, sd_bus_error *error) {
-        ServiceRequest sr = reservation_request(s, &s->req);
         _cleanup_free_ char *reason = NULL;
-        int gi, r;
+        ServiceRequest sr;
+        int gi = -1, r;
 
-        r = predict_check_request(&m->policy, &sr, 0, &gi, &reason);
-        if (r == 0 && m->policy.groups[gi].max_services > 0 &&
-            service_count_admitted(m, m->policy.groups[gi].name, s) >= m->policy.groups[gi].max_services) {
-                r = asprintf(&reason, "group \"%s\" already holds its maximum of %u services (max_services)",
-                             m->policy.groups[gi].name, m->policy.groups[gi].max_services) < 0 ? -ENOMEM : -EPERM;
-        }
+        r = reservation_request(s, &s->req, &sr, &reason);
+        if (r == 0)
+                r = predict_check_request(&m->policy, &sr, &gi, &reason);
+        if (r == 0)
+                r = predict_check_services(&m->policy.groups[gi],
+                                           service_count_admitted(m, m->policy.groups[gi].name, s), &reason);
         /* A container's request comes from its annotations, which whoever
          * runs the container sets: only a group that says so takes them. */
         if (r == 0 && s->container_id && !m->policy.groups[gi].containers)
@@ -228,9 +228,10 @@ static int admit_check_policy(Manager *m, Service *s, bool take_action, sd_bus_e
         s->group = gi >= 0 ? strdup(m->policy.groups[gi].name) : NULL;
         if (r == -ENOMEM || r == 0)
                 return r;
-        service_refuse(m, s, REFUSED_BY_POLICY, EPERM, reason, reservation_group_free_bw(m, s->group), take_action);
-        (void) sd_bus_error_set(error, gi < 0 ? DLD_ERROR_NOT_IN_GROUP : DLD_ERROR_REFUSED, reason);
-        return -EPERM;
+        service_refuse(m, s, REFUSED_BY_POLICY, -r, reason, reservation_group_free_bw(m, s->group), take_action);
+        (void) sd_bus_error_set(error, r == -EINVAL ? DLD_ERROR_INVALID_REQUEST : gi < 0 ? DLD_ERROR_NOT_IN_GROUP
+                                : DLD_ERROR_REFUSED, reason);
+        return r;
 }
 
 /* systemd removes a unit's cgroup when it stops: a kernel file missing
@@ -381,6 +382,7 @@ int service_new(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest
          * with Delegate=yes); whatever comes here, a delegated unit is never touched. */
         if (dropin_promote_resolve(req->promote, u->delegate, &s->promote, why, sizeof(why)) < 0)
                 s->promote = PROMOTE_NONE;
+        s->delegated = u->delegate;
         s->req = *req;
         *req = (DeadlineRequest) {};
         s->manual = manual;
@@ -851,15 +853,17 @@ void service_unit_inactive(Manager *m, const char *unit) {
  * parameters replace the old ones only if all of them are accepted; a
  * refusal leaves the working admission exactly as it was. */
 static int service_readmit(Manager *m, Service *s, DeadlineRequest *req, sd_bus_error *error) {
-        ServiceRequest sr = reservation_request(s, req);
         _cleanup_free_ char *reason = NULL, *why = NULL;
         DeadlineRequest old = s->req;
+        ServiceRequest sr;
         Service refused;
         RefusedBy by = REFUSED_BY_POLICY;
         bool lost = false;
-        int gi, r;
+        int gi = -1, r;
 
-        r = predict_check_request(&m->policy, &sr, 0, &gi, &reason);
+        r = reservation_request(s, req, &sr, &reason);
+        if (r == 0)
+                r = predict_check_request(&m->policy, &sr, &gi, &reason);
         if (r == -ENOMEM)
                 return r;
         if (r == 0 && (!s->group || gi != policy_group_by_name(&m->policy, s->group)))

@@ -45,6 +45,7 @@ typedef struct Service {
          * resolved): CGROUP, NONE (a delegated unit: counted, never
          * touched), SUBTREE (a container). */
         DeadlinePromote promote;
+        bool delegated;         /* Delegate=yes: the unit owns its cgroup subtree */
         bool limits_warned;     /* PROMOTE_NONE: logged that its deadline limits could not be set */
         unsigned threads_dl, threads_total;
         /* Reserved through its cgroup's task template (X-DeadlinePromote=cgroup):

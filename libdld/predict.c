@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 
 #include "dropin.h"
@@ -22,8 +23,35 @@ static int refuse(char **ret_reason, const char *fmt, ...) {
         return r < 0 ? -ENOMEM : -EPERM;
 }
 
-int predict_check_request(const Policy *p, const ServiceRequest *req, unsigned admitted_in_group,
-                         int *ret_group, char **ret_reason) {
+int predict_service_request(const char *unit, const char *slice, const DeadlineRequest *req,
+                            DeadlinePromote promote, bool delegated, ServiceRequest *ret, char **ret_reason) {
+        char why[DEADLINE_WHY_MAX], th[16];
+        DeadlinePromote resolved;
+        int r;
+
+        *ret_reason = NULL;
+        if (req->runtime_usec == 0 || req->deadline_usec == 0 || req->period_usec == 0 || req->threads == 0 ||
+            (req->threads > DL_THREADS_MAX && req->threads != DL_THREADS_ALL)) {
+                r = refuse(ret_reason, "not a finished request: runtime %" PRIu64 "us, deadline %" PRIu64 "us, "
+                           "period %" PRIu64 "us, %s threads", req->runtime_usec, req->deadline_usec,
+                           req->period_usec, admission_threads_to_string(th, sizeof(th), req->threads));
+                return r == -EPERM ? -EINVAL : r;
+        }
+        if (dropin_promote_resolve(promote, delegated, &resolved, why, sizeof(why)) < 0) {
+                r = refuse(ret_reason, "%s", why);
+                return r == -EPERM ? -EINVAL : r;
+        }
+
+        *ret = (ServiceRequest) {
+                .unit = unit, .slice = slice, .group = req->group,
+                .runtime_usec = req->runtime_usec, .deadline_usec = req->deadline_usec,
+                .period_usec = req->period_usec, .threads = req->threads,
+                .per_cpu = resolved != PROMOTE_CGROUP,
+        };
+        return 0;
+}
+
+int predict_check_request(const Policy *p, const ServiceRequest *req, int *ret_group, char **ret_reason) {
         const PolicyGroup *g;
         uint64_t bw;
         int gi;
@@ -55,7 +83,12 @@ int predict_check_request(const Policy *p, const ServiceRequest *req, unsigned a
                 return refuse(ret_reason, "the request (%s of a CPU) is larger than group \"%s\" allows (max_request_percent %s)",
                               admission_bw_to_percent(a, sizeof(a), bw), g->name, admission_bw_to_percent(b, sizeof(b), g->max_request_bw));
         }
-        if (g->max_services > 0 && admitted_in_group >= g->max_services)
+        return 0;
+}
+
+int predict_check_services(const PolicyGroup *g, unsigned admitted, char **ret_reason) {
+        *ret_reason = NULL;
+        if (g->max_services > 0 && admitted >= g->max_services)
                 return refuse(ret_reason, "group \"%s\" already holds its maximum of %u services (max_services)",
                               g->name, g->max_services);
         return 0;
@@ -139,11 +172,10 @@ int predict_policy(const Policy *p, unsigned cpus, const ServiceRequest *reqs, s
                 int k, gi;
 
                 *v = (Verdict) { .group = -1 };
-                k = predict_check_request(p, r, 0, &gi, &v->reason);
+                k = predict_check_request(p, r, &gi, &v->reason);
                 v->group = gi;
-                if (k == 0 && p->groups[gi].max_services > 0 && count[gi] >= p->groups[gi].max_services)
-                        k = refuse(&v->reason, "group \"%s\" already holds its maximum of %u services (max_services)",
-                                   p->groups[gi].name, p->groups[gi].max_services);
+                if (k == 0)
+                        k = predict_check_services(&p->groups[gi], count[gi], &v->reason);
                 if (k == -ENOMEM)
                         goto oom;
                 if (k < 0) {

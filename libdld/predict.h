@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dropin.h"
 #include "policy.h"
 
 typedef struct ServiceRequest {
@@ -18,8 +19,21 @@ typedef struct ServiceRequest {
         const char *group;      /* X-DeadlineGroup=, NULL: by slice */
         uint64_t runtime_usec, deadline_usec, period_usec;
         unsigned threads;       /* X-DeadlineThreads=: 1.. or DL_THREADS_ALL */
-        bool per_cpu;           /* reserved per CPU (X-DeadlinePromote=none, a container), not by a template */
+        bool per_cpu;           /* reserved per CPU (threads dld does not switch), not by a template */
 } ServiceRequest;
+
+/* The request of unit (in slice, its Slice=; NULL: none) as dld admits it,
+ * from its deadline request (finished: dropin_finish(), or checked as one
+ * from the bus) and what dld does with its threads: promote is
+ * X-DeadlinePromote= as set (PROMOTE_AUTO when unset), or as resolved
+ * before, and is resolved here for a unit delegated or not
+ * (dropin_promote_resolve()). A unit whose threads dld does not switch
+ * (X-DeadlinePromote=none, or auto with Delegate=yes) reserves per CPU.
+ * *ret points into unit, slice and req. Returns 0, -EINVAL with
+ * *ret_reason (malloc'ed): req is not finished, or promote does not
+ * resolve (X-DeadlinePromote=cgroup with Delegate=yes); -ENOMEM. */
+int predict_service_request(const char *unit, const char *slice, const DeadlineRequest *req,
+                            DeadlinePromote promote, bool delegated, ServiceRequest *ret, char **ret_reason);
 
 typedef enum RefusedBy {
         REFUSED_BY_NONE,
@@ -29,12 +43,16 @@ typedef enum RefusedBy {
 
 const char *predict_refused_by_to_string(RefusedBy b);
 
-/* Resolves the request's group and checks the policy's limits, given how
- * many services the group holds already. Returns 0 (allowed, *ret_group set)
- * or -EPERM with *ret_reason (malloc'ed; *ret_group is the group if one was
- * found, else -1), -ENOMEM. */
-int predict_check_request(const Policy *p, const ServiceRequest *req, unsigned admitted_in_group,
-                         int *ret_group, char **ret_reason);
+/* Resolves the request's group and checks the request against the group's
+ * max_request_percent. Returns 0 (allowed, *ret_group set) or -EPERM with
+ * *ret_reason (malloc'ed; *ret_group is the group if one was found, else
+ * -1), -ENOMEM. How many services the group holds is the caller's to know:
+ * predict_check_services() then. */
+int predict_check_request(const Policy *p, const ServiceRequest *req, int *ret_group, char **ret_reason);
+
+/* The group's max_services: 0 if g, holding admitted services already,
+ * takes one more, else -EPERM with *ret_reason (malloc'ed), -ENOMEM. */
+int predict_check_services(const PolicyGroup *g, unsigned admitted, char **ret_reason);
 
 typedef struct Verdict {
         bool admitted;

@@ -293,6 +293,37 @@ static void test_promote(void) {
                 is_int(r.n_verdicts, 0, "Delegate= variants: no policy, syntax only");
                 check_result_done(&r);
         }
+        {
+                /* own: 5.0001% of each of 2 CPUs (104858). A 10% thread fits in
+                 * a template (104857), not per CPU (501us of each 10ms: 105066),
+                 * as dld reserves for a unit that schedules its own threads. */
+                static const char *own =
+                        "{ \"system\": { \"sched_dl_runtime_us\": 500000, \"sched_rt_runtime_us\": 450000 },\n"
+                        "  \"groups\": [ { \"name\": \"own\", \"slice\": \"own.slice\", \"runtime_us\": 50001,\n"
+                        "                \"period_us\": 1000000 } ] }\n";
+                CheckFile files[] = {
+                        { .path = "p/own.json", .text = own },
+                        { .path = "n.service", .text = "[Service]\nSlice=own.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n"
+                                                        "X-DeadlinePromote=none\n" },
+                        { .path = "d.service", .text = "[Service]\nSlice=own.slice\nDelegate=yes\nX-DeadlineRuntime=1ms\n"
+                                                        "X-DeadlinePeriod=10ms\n" },
+                        { .path = "t.service", .text = "[Service]\nSlice=own.slice\nX-DeadlineRuntime=1ms\nX-DeadlinePeriod=10ms\n" },
+                };
+
+                is_int(check_files(&r, files, ELEMENTSOF(files), 2, &defaults), 0, "per CPU: check runs");
+                is_int(r.diags.n, 0, "per CPU: no problems");
+                is_int(r.n_verdicts, 3, "per CPU: three verdicts");
+                if (r.n_verdicts == 3) {
+                        ok(!r.verdicts[0].admitted && r.verdicts[0].refused_by == REFUSED_BY_ADMISSION &&
+                           strstr(r.verdicts[0].reason, "the reservation for 1 thread of 10.00% of a CPU (10.02% on 2 CPUs)"),
+                           "per CPU: X-DeadlinePromote=none reserves per CPU, and does not fit (%s)", r.verdicts[0].reason);
+                        ok(!r.verdicts[1].admitted && strstr(r.verdicts[1].reason, "the reservation for"),
+                           "per CPU: so does auto with Delegate=yes (%s)", r.verdicts[1].reason);
+                        ok(r.verdicts[2].admitted && r.verdicts[2].reserved == 104857,
+                           "per CPU: auto without Delegate=: a template, which fits");
+                }
+                check_result_done(&r);
+        }
 }
 
 int main(void) {
