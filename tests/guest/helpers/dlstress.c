@@ -1318,7 +1318,9 @@ static const char *threads_file(void)
 
 /*
  * The groups. Static ones are made at setup: home (where the workers
- * start, no reservation), res and deleg (reserved), thr (v2: a threaded
+ * start, no reservation; never a template, which would make the sysctl
+ * and hotplug workers SCHED_DEADLINE with a template's small runtime, and
+ * stall them for minutes), res and deleg (reserved), thr (v2: a threaded
  * domain; thr/t* are threaded), deleg/sub (delegated to nobody) and nres
  * (delegated to nobody, with no reserved ancestor). The root cgroup
  * worker creates and removes the dynamic ones; nobody its own below
@@ -1618,8 +1620,10 @@ static void episode_cgroup(uint64_t end)
 			cg_runtime_random(s->path);
 		else if (r < 38)
 			cg_period_random(s->path);
-		else if (r < 48)
+		else if (r < 48 && strcmp(s->path, "home"))
 			cg_template_random(s->path);
+		else if (r < 48)
+			cg_read_template_stat(s->path);
 		else if (r < 68)
 			cg_move_proc();
 		else if (r < 85)
