@@ -18,7 +18,9 @@ static bool is_policy_file(const char *path) {
         return endswith(path, ".json");
 }
 
-char *check_unit_for_path(const char *path) {
+/* The unit a file's request belongs to: the directory for ".../UNIT.d/x.conf",
+ * else the file name ("x.service"; "x.conf" becomes "x.service"). Caller frees. */
+static char *check_unit_for_path(const char *path) {
         const char *base = strrchr(path, '/');
         char *unit;
 
@@ -43,11 +45,9 @@ char *check_unit_for_path(const char *path) {
         return strdup(base);
 }
 
-char *check_unit_file_slice(const char *text) {
-        return check_unit_file_service_value(text, "Slice");
-}
-
-char *check_unit_file_service_value(const char *text, const char *key) {
+/* The value of key in a unit file's [Service] section (the last
+ * assignment), or NULL. Caller frees. */
+static char *check_unit_file_service_value(const char *text, const char *key) {
         _cleanup_free_ char *copy = strdup(text);
         char *slice = NULL, *save = NULL;
         bool in_service = false;
@@ -201,7 +201,7 @@ int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsign
                                 r = -ENOMEM;
                                 goto finish;
                         }
-                        slice = check_unit_file_slice(cf->text);
+                        slice = check_unit_file_service_value(cf->text, "Slice");
                         if (slice) {
                                 free(rq->slice);
                                 rq->slice = slice;

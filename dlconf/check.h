@@ -46,17 +46,11 @@ typedef struct CheckResult {
 
 void check_result_done(CheckResult *r);
 
-/* The unit a file's request belongs to: the directory for ".../UNIT.d/x.conf",
- * else the file name ("x.service"; "x.conf" becomes "x.service"). Caller frees. */
-char *check_unit_for_path(const char *path);
-
-/* The Slice= of a unit file's [Service] section, or NULL. Caller frees. */
-char *check_unit_file_slice(const char *text);
-/* The same for any key of [Service] (the last assignment). */
-char *check_unit_file_service_value(const char *text, const char *key);
-
 /* Runs the check: policy files merge in the order given; requests are
- * admitted in the order of their units' first file. current supplies the
+ * admitted in the order of their units' first file, each named after its
+ * file (the directory for ".../UNIT.d/x.conf", else the file name:
+ * "x.service"; "x.conf" becomes "x.service"), in the slice that the last
+ * Slice= of a [Service] section of its files names. current supplies the
  * system keys the policy does not set. Returns 0 or -ENOMEM; problems and
  * verdicts are in ret. */
 int check_files(CheckResult *ret, const CheckFile *files, size_t n_files, unsigned cpus,

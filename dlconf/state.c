@@ -2,7 +2,7 @@
 #include "state.h"
 #include "util.h"
 
-void state_system_done(DlconfSystem *s) {
+static void state_system_done(DlconfSystem *s) {
         free(s->version);
         free(s->policy_directory);
         strv_free(s->policy_files);
@@ -10,7 +10,7 @@ void state_system_done(DlconfSystem *s) {
         *s = (DlconfSystem) {};
 }
 
-void state_group_done(DlconfGroup *g) {
+static void state_group_done(DlconfGroup *g) {
         free(g->name);
         free(g->slice);
         free(g->on_refusal);

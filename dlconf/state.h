@@ -62,8 +62,6 @@ typedef struct DlconfState {
         size_t n_services;
 } DlconfState;
 
-void state_system_done(DlconfSystem *s);
-void state_group_done(DlconfGroup *g);
 void state_service_done(DlconfService *s);
 
 /* How dlconf names an entry: the unit, or "NAME (container ID12)" for a

@@ -194,29 +194,17 @@ static void container_restored(Manager *m, Service *s, sd_bus_message *call, int
 }
 
 void containers_restore(Manager *m) {
-        _cleanup_free_ char *dir = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        struct dirent *de;
+        _cleanup_strv_free_ char **ids = records_container_ids(m->run_dir);
 
-        dir = records_containers_dir(m->run_dir);
-        if (!dir || !(d = opendir(dir)))
-                return;
-        while ((de = readdir(d))) {
+        for (char **id = ids; id && *id; id++) {
                 _cleanup_(container_record_done) ContainerRecord c = {};
-                _cleanup_free_ char *path = NULL, *text = NULL;
-                DiagList diag = {};
                 Service *s;
                 int r;
 
-                if (!endswith(de->d_name, ".conf") || asprintf(&path, "%s/%s", dir, de->d_name) < 0)
-                        continue;
-                r = fileio_read_config(path, &text, NULL);
-                if (r == 0)
-                        r = container_record_parse(path, text, &c, &diag);
-                diag_list_done(&diag);
+                r = records_container_load(m->run_dir, *id, &c);
                 if (r < 0 || !kernelfs_cgroup_exists(m->kfs, c.cgroup)) {
                         /* Gone while dld was down: the kernel took the reservation back with the cgroup. */
-                        (void) unlink(path);
+                        records_container_remove(m->run_dir, *id);
                         continue;
                 }
                 if (containers_find(m, c.id))

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -293,23 +292,11 @@ static char **clean_admitted(Manager *m) {
 
 /* Manual admissions of units that stopped while dld was not running. */
 static void clean_manual(Manager *m) {
-        _cleanup_free_ char *dir = NULL;
-        DIR *d;
-        struct dirent *de;
+        _cleanup_strv_free_ char **units = records_manual_units(m->run_dir);
 
-        if (asprintf(&dir, "%s/manual", m->run_dir) < 0 || !(d = opendir(dir)))
-                return;
-        while ((de = readdir(d))) {
-                size_t l = strlen(de->d_name);
-                _cleanup_free_ char *unit = NULL, *path = NULL;
-
-                if (l <= 5 || strcmp(de->d_name + l - 5, ".conf") != 0)
-                        continue;
-                unit = strndup(de->d_name, l - 5);
-                if (unit && !service_find(m, unit) && asprintf(&path, "%s/%s", dir, de->d_name) >= 0)
-                        (void) unlink(path);
-        }
-        closedir(d);
+        for (char **unit = units; unit && *unit; unit++)
+                if (!service_find(m, *unit))
+                        records_manual_remove(m->run_dir, *unit);
 }
 
 /* dld's needs (privileges.h), before it touches anything: each one

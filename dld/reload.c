@@ -4,9 +4,7 @@
  * polling), the kernel writes (apply.c), and a copy of what is in force
  * kept in the run directory. One reload runs at a time; requests that come
  * meanwhile are answered by the next one. */
-#include <dirent.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
 #include "apply.h"
@@ -55,64 +53,12 @@ static char *files_list(char * const *files) {
         return s;
 }
 
-/* Empties and removes a directory of plain files. */
-static void remove_flat_dir(const char *dir) {
-        _cleanup_(closedirp) DIR *d = opendir(dir);
-        struct dirent *de;
-
-        if (!d)
-                return;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        (void) unlinkat(dirfd(d), de->d_name, 0);
-        (void) rmdir(dir);
-}
-
-/*
- * The policy in force is kept in the run directory (applied/, the texts
- * dld parsed), so that a restart of dld (a crash, kill -9, an upgrade)
- * while the files on disk are broken keeps enforcing it instead of
- * starting without one and releasing every service. Written aside and
- * renamed into place.
- */
-static int save_applied_policy(Manager *m) {
-        _cleanup_free_ char *dir = NULL, *tmp = NULL, *old = NULL;
-
-        if (asprintf(&dir, "%s/applied", m->run_dir) < 0 || asprintf(&tmp, "%s/applied.new", m->run_dir) < 0 ||
-            asprintf(&old, "%s/applied.old", m->run_dir) < 0)
-                return -ENOMEM;
-        remove_flat_dir(tmp);
-        (void) mkdir(m->run_dir, 0755);
-        if (mkdir(tmp, 0755) < 0)
-                return -errno;
-        for (size_t i = 0; m->policy.files && m->policy.files[i]; i++) {
-                const char *base = strrchr(m->policy.files[i], '/');
-                _cleanup_free_ char *path = NULL;
-                int r;
-
-                if (asprintf(&path, "%s/%s", tmp, base ? base + 1 : m->policy.files[i]) < 0)
-                        return -ENOMEM;
-                r = fileio_write_atomic(path, m->policy.texts[i]);
-                if (r < 0)
-                        return r;
-        }
-        remove_flat_dir(old);
-        if (rename(dir, old) < 0 && errno != ENOENT)
-                return -errno;
-        if (rename(tmp, dir) < 0)
-                return -errno;
-        remove_flat_dir(old);
-        return 0;
-}
-
-/* applied/, or applied.old/ when dld died between save_applied_policy()'s
- * two renames. */
+/* A copy of the policy applied (records.h), or no answer: a missing
+ * directory is then refused, the safe answer. */
 static bool applied_copy_exists(Manager *m) {
-        _cleanup_free_ char *dir = NULL, *old = NULL;
+        _cleanup_strv_free_ char **dirs = NULL;
 
-        if (asprintf(&dir, "%s/applied", m->run_dir) < 0 || asprintf(&old, "%s/applied.old", m->run_dir) < 0)
-                return true;    /* the safe answer: a missing directory is refused */
-        return access(dir, F_OK) == 0 || access(old, F_OK) == 0;
+        return records_policy_copies(m->run_dir, &dirs) != 0;
 }
 
 static PolicyLoad *policy_load_free(PolicyLoad *l) {
@@ -303,7 +249,7 @@ static int load_commit(Manager *m, PolicyLoad *l, sd_bus_error *error) {
         }
         (void) sd_notifyf(false, "STATUS=Policy: %zu group(s), %zu service(s)", m->policy.n_groups, m->n_services);
         if (streq_ptr(dir, m->policy_dir)) {
-                r = save_applied_policy(m);
+                r = records_policy_save(m->run_dir, &m->policy);
                 if (r < 0)
                         log_warning("cannot keep a copy of the policy in %s: %s; a restart of dld would not find it",
                                     m->run_dir, strerror(-r));
@@ -521,21 +467,20 @@ void reload_forget(Manager *m) {
 
 /* At start, when the policy on disk is rejected: the one dld last applied. */
 int reload_restore_applied(Manager *m, const char *why) {
-        static const char * const subdirs[] = { "applied", "applied.old" };
+        _cleanup_strv_free_ char **dirs = NULL;
+        int r;
 
-        for (size_t i = 0; i < ELEMENTSOF(subdirs); i++) {
+        r = records_policy_copies(m->run_dir, &dirs);
+        if (r < 0)
+                return r;
+        for (char **dir = dirs; dir && *dir; dir++) {
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-                _cleanup_free_ char *dir = NULL, *msg = NULL;
-                struct stat st;
+                _cleanup_free_ char *msg = NULL;
 
-                if (asprintf(&dir, "%s/%s", m->run_dir, subdirs[i]) < 0)
-                        return -ENOMEM;
-                if (stat(dir, &st) < 0)
-                        continue;
-                if (load_and_wait(m, dir, &error) < 0)
+                if (load_and_wait(m, *dir, &error) < 0)
                         continue;
                 if (asprintf(&msg, "the policy in %s was rejected (%s): enforcing the policy last applied, kept in %s",
-                             m->policy_dir, why, dir) >= 0) {
+                             m->policy_dir, why, *dir) >= 0) {
                         log_warning("%s", msg);
                         journal_policy(DLD_MESSAGE_POLICY_REJECTED, LOG_WARNING, "", msg);
                 }

@@ -11,18 +11,16 @@
  * overrides the X-Deadline keys of its unit file and drop-ins.
  * 0: request in *req; -ENOENT: none; -EINVAL: malformed (logged). */
 int request_read(const char *run_dir, const char *unit, const UnitInfo *u, DeadlineRequest *req, bool *ret_manual) {
-        _cleanup_free_ char *mpath = records_manual_path(run_dir, unit), *mtext = NULL;
         DiagList d = {};
-        int r = 0, k;
+        int r, k;
 
         *req = (DeadlineRequest) {};
         *ret_manual = false;
-        if (!mpath)
-                return -ENOMEM;
-        if (fileio_read_config(mpath, &mtext, NULL) == 0) {
+        r = records_manual_load(run_dir, unit, req, &d);
+        if (r != -ENOENT)
                 *ret_manual = true;
-                r = dropin_parse(req, mpath, mtext, &d);
-        } else {
+        else {
+                r = 0;
                 if (u->fragment_path && *u->fragment_path) {
                         _cleanup_free_ char *text = NULL;
 

@@ -84,7 +84,7 @@ static int reservation_set_template(Manager *m, Service *s, bool *ret_lost) {
 }
 
 /* Writes the unit cgroup's reservation for req's threads: its task
- * template, or (a unit that schedules its own threads, a container) the per-CPU
+ * template (a container's too), or (a unit that schedules its own threads) the per-CPU
  * runtime that holds exactly that many (admission_threads_runtime()), with the
  * request's period. Runtime and period are separate writes, each checked
  * by the kernel: try both orders, restore on failure. -ERANGE: the threads

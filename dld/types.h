@@ -42,8 +42,10 @@ typedef struct Service {
          * for something else: what they ask (for its next start). */
         char *newer_request;
         /* Which threads dld switches (X-DeadlinePromote= and Delegate=,
-         * resolved): CGROUP, NONE (a delegated unit: counted, never
-         * touched), SUBTREE (a container). */
+         * resolved): CGROUP (the task template of its cgroup admits them; a
+         * container's too, in the cgroup of its init), NONE (=none, or a
+         * delegated unit: reserved per CPU, its threads counted, never
+         * touched). */
         DeadlinePromote promote;
         bool delegated;         /* Delegate=yes: the unit owns its cgroup subtree */
         bool limits_warned;     /* PROMOTE_NONE: logged that its deadline limits could not be set */

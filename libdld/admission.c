@@ -115,7 +115,8 @@ uint64_t admission_node_charge(const DlModel *m, const DlNode *n) {
         return is_holder(m, n) ? admission_node_capacity(m, n) : n->inner;
 }
 
-DlNode *admission_node_holder(DlModel *m, DlNode *n) {
+/* The node whose reservation pays for n's tasks: n or its nearest reserved ancestor, or the pool. */
+static DlNode *admission_node_holder(DlModel *m, DlNode *n) {
         while (n && !is_holder(m, n))
                 n = n->parent;
         return n ?: &m->pool;
@@ -164,11 +165,6 @@ void admission_model_add_observed(DlNode *n, DlNode *parent, int64_t runtime_us,
                 .period_us = period_us,
                 .inner = inner,
         };
-}
-
-void admission_model_remove_node(DlModel *m, DlNode *n) {
-        add_inner(m, n->parent, -(int64_t) admission_node_charge(m, n));
-        n->parent = NULL;
 }
 
 int admission_model_set_reservation(DlModel *m, DlNode *n, int64_t runtime_us, uint64_t period_us) {
@@ -234,21 +230,6 @@ int admission_model_set_system(DlModel *m, int64_t dl_runtime_us, uint64_t dl_pe
         m->rt_runtime_us = rt_runtime_us;
         m->rt_period_us = rt_period_us;
         return 0;
-}
-
-int admission_model_task_admit(DlModel *m, DlNode *n, uint64_t bw) {
-        DlNode *h = admission_node_holder(m, n);
-
-        if (h != &m->pool && h->runtime_us == 0)
-                return -EPERM;
-        if (!fits(m, h, bw))
-                return -EBUSY;
-        add_inner(m, n, (int64_t) bw);
-        return 0;
-}
-
-void admission_model_task_release(DlModel *m, DlNode *n, uint64_t bw) {
-        add_inner(m, n, -(int64_t) bw);
 }
 
 char *admission_bw_to_percent(char *buf, size_t size, uint64_t bw) {

@@ -10,9 +10,10 @@
  *    runtime/period is (runtime << 20) / period, rounded down (to_ratio()).
  *  - the system pool and every group reservation give runtime/period of
  *    each CPU of the root domain: capacity = CPUs * to_ratio(period, runtime).
- *  - a group with runtime -1 holds nothing of its own: its tasks and
- *    reserved children are charged to the nearest reserved ancestor (or the
- *    pool); runtime 0 forbids deadline tasks in the subtree (EPERM).
+ *  - a group with runtime -1 holds nothing of its own: its tasks, templates
+ *    and reserved children are charged to the nearest reserved ancestor (or
+ *    the pool); runtime 0 forbids deadline tasks in the subtree (the kernel's
+ *    EPERM) and a reservation or template inside it (EBUSY).
  *  - a reservation must fit the free bandwidth of its holder and may not be
  *    smaller than what is allocated inside it (EBUSY); runtime > period or a
  *    zero period is EINVAL.
@@ -22,7 +23,9 @@
  *  - the number of CPUs is the kernel's num_active_cpus().
  *
  * Nodes are owned by the caller (embedded in its own structures) and point
- * to their parent; operations are all-or-nothing: on error nothing changed. */
+ * to their parent; operations are all-or-nothing: on error nothing changed.
+ * Tasks are not modelled one by one: what they hold comes with a group read
+ * from the kernel (admission_model_add_observed()). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,14 +117,9 @@ void admission_model_add_node(DlModel *m, DlNode *n, DlNode *parent);
  * caller provides consistent values (parents' inner already include it). */
 void admission_model_add_observed(DlNode *n, DlNode *parent, int64_t runtime_us, uint64_t period_us, uint64_t inner);
 
-/* Removes a group with no tasks left: gives back its charge. */
-void admission_model_remove_node(DlModel *m, DlNode *n);
-
 /* What the node costs its holder: its capacity if reserved, else its inner. */
 uint64_t admission_node_charge(const DlModel *m, const DlNode *n);
 uint64_t admission_node_capacity(const DlModel *m, const DlNode *n);
-/* The node whose reservation pays for n's tasks: n or its nearest reserved ancestor, or the pool. */
-DlNode *admission_node_holder(DlModel *m, DlNode *n);
 /* Free bandwidth of n's holder (DL_BW_UNLIMITED without admission control). */
 uint64_t admission_node_free(DlModel *m, DlNode *n);
 
@@ -136,10 +134,6 @@ int admission_model_set_template(DlModel *m, DlNode *n, unsigned nr, uint64_t ru
 /* The four sysctls at once: 0, -EINVAL or -EBUSY. */
 int admission_model_set_system(DlModel *m, int64_t dl_runtime_us, uint64_t dl_period_us,
                         int64_t rt_runtime_us, uint64_t rt_period_us);
-
-/* sched_setattr() of a task in n with this bandwidth: 0, -EPERM or -EBUSY. */
-int admission_model_task_admit(DlModel *m, DlNode *n, uint64_t bw);
-void admission_model_task_release(DlModel *m, DlNode *n, uint64_t bw);
 
 /* How the model's quantities read: "12.50%" of one CPU for a fixed-point
  * bandwidth; "3", or "all" for DL_THREADS_ALL. */

@@ -31,13 +31,13 @@ const char *dropin_promote_to_string(DeadlinePromote p) {
                 [PROMOTE_AUTO] = "auto",
                 [PROMOTE_CGROUP] = "cgroup",
                 [PROMOTE_NONE] = "none",
-                [PROMOTE_SUBTREE] = "subtree",
         };
         return (unsigned) p < _PROMOTE_MAX ? names[p] : "?";
 }
 
-int dropin_value_promote(const char *value, DeadlinePromote *ret, char *why, size_t size) {
-        /* "subtree" is what dld does for containers, not a choice of units. */
+/* The value of X-DeadlinePromote=: "auto", "cgroup" or "none" (lowercase,
+ * as systemd's keywords), else -EINVAL with why. */
+static int dropin_value_promote(const char *value, DeadlinePromote *ret, char *why, size_t size) {
         static const DeadlinePromote values[] = { PROMOTE_AUTO, PROMOTE_CGROUP, PROMOTE_NONE };
 
         for (size_t i = 0; i < ELEMENTSOF(values); i++)
@@ -78,7 +78,7 @@ int dropin_promote_resolve(DeadlinePromote setting, bool delegated, DeadlineProm
                 *ret = setting;
                 return 0;
         default:
-                snprintf(why, size, "X-DeadlinePromote=%s: not a choice of units", dropin_promote_to_string(setting));
+                snprintf(why, size, "X-DeadlinePromote=%s: no such value", dropin_promote_to_string(setting));
                 return -EINVAL;
         }
 }

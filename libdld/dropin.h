@@ -38,16 +38,10 @@ typedef enum DeadlinePromote {
         PROMOTE_AUTO,           /* unset: CGROUP, or NONE for a delegated unit */
         PROMOTE_CGROUP,         /* the unit's own cgroup's */
         PROMOTE_NONE,           /* none: dld reserves and accounts, the unit schedules its own */
-        PROMOTE_SUBTREE,        /* the cgroup's and its descendants' but for those with a
-                                 * reservation of their own: containers (not a key value) */
         _PROMOTE_MAX,
 } DeadlinePromote;
 
 const char *dropin_promote_to_string(DeadlinePromote p);
-
-/* The value of X-DeadlinePromote=: "auto", "cgroup" or "none" (lowercase,
- * as systemd's keywords), else -EINVAL with why. */
-int dropin_value_promote(const char *value, DeadlinePromote *ret, char *why, size_t size);
 
 /* What dld does with the threads of a unit whose request says setting,
  * with Delegate=yes or not: *ret is CGROUP or NONE. A delegated unit's

@@ -502,7 +502,9 @@ static void scan_value(Scanner *s, unsigned depth) {
                 fail_at(s, s->pos, "unexpected character '%c'", peek(s));
 }
 
-int jsoncheck_strict(const char *text, size_t size, char **ret_where, char **ret_reason) {
+/* The checks: 0, or -EINVAL with *ret_where and *ret_reason (allocated),
+ * or -ENOMEM. */
+static int jsoncheck_strict(const char *text, size_t size, char **ret_where, char **ret_reason) {
         Scanner s = { .text = text, .size = size };
         const char *nul = memchr(text, '\0', size);
 
@@ -548,7 +550,11 @@ int jsoncheck_parse_strict(const char *text, size_t size, struct json_object **r
                 return -ENOMEM;
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
         root = json_tokener_parse_ex(tok, text, (int) size);
-        if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+        /* A document that is a number or a literal ends with the text:
+         * json-c waits for more until it is given the end (a NUL). */
+        if (!root && json_tokener_get_error(tok) == json_tokener_continue)
+                root = json_tokener_parse_ex(tok, "", 1);
+        if (json_tokener_get_error(tok) != json_tokener_success) {
                 /* Not reached: jsoncheck_strict() refuses whatever json-c does. */
                 *ret_where = NULL;
                 *ret_reason = strdup(json_tokener_error_desc(json_tokener_get_error(tok)));

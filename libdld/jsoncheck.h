@@ -17,14 +17,11 @@ struct json_object;
 /* Nesting deeper than this is refused (a policy needs 4 levels). */
 #define JSON_CHECK_MAX_DEPTH 32
 
-/* Checks @text (@size bytes; a NUL byte inside is refused). Returns 0, or
- * -EINVAL with *ret_where ("line L, column C", or the JSON path of a
- * duplicate key: "$.groups[0].name") and *ret_reason set (both allocated),
- * or -ENOMEM. */
-int jsoncheck_strict(const char *text, size_t size, char **ret_where, char **ret_reason);
-
-/* jsoncheck_strict(), then json-c's strict parse of the same text: on
- * success *ret holds the document (the caller puts it). Returns 0, -EINVAL
- * with *ret_where (possibly NULL) and *ret_reason set, or -ENOMEM. */
+/* Checks @text (@size bytes; a NUL byte inside is refused), then parses it
+ * with json-c's strict parser: on success *ret holds the document (the
+ * caller puts it; NULL for the document null). Returns 0, -EINVAL with
+ * *ret_where ("line L, column C", or the JSON path of a duplicate key:
+ * "$.groups[0].name"; NULL if json-c refused what the checks let through)
+ * and *ret_reason set (both allocated), or -ENOMEM. */
 int jsoncheck_parse_strict(const char *text, size_t size, struct json_object **ret,
                       char **ret_where, char **ret_reason);

@@ -108,7 +108,7 @@ static char *sysctl_path(KernelFs *k, const char *name) {
         return asprintf(&p, "%s/proc/sys/kernel/%s", k->root, name) < 0 ? NULL : p;
 }
 
-int kernelfs_read_sysctl(KernelFs *k, const char *name, int64_t *ret) {
+static int kernelfs_read_sysctl(KernelFs *k, const char *name, int64_t *ret) {
         _cleanup_free_ char *p = sysctl_path(k, name);
 
         return p ? read_int_file(p, ret) : -ENOMEM;
@@ -157,7 +157,8 @@ int kernelfs_read_total_bw(KernelFs *k, uint64_t *ret) {
         return 0;
 }
 
-int kernelfs_online_cpus(KernelFs *k, unsigned *ret) {
+/* Number of CPUs in /sys/devices/system/cpu/online. */
+static int kernelfs_online_cpus(KernelFs *k, unsigned *ret) {
         _cleanup_free_ char *p = NULL, *text = NULL;
         unsigned n = 0;
         char *s, *tok, *save = NULL;
@@ -298,7 +299,8 @@ int kernelfs_template_stat(KernelFs *k, const char *cgroup, unsigned *ret_tasks,
         return 0;
 }
 
-int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
+/* Thread ids in the cgroup itself (cgroup.threads on v2, tasks on v1). */
+static int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
         _cleanup_free_ char *p = NULL, *text = NULL;
         _cleanup_free_ pid_t *tids = NULL;
         size_t n = 0, alloc = 0;
@@ -349,8 +351,7 @@ static int threads_append(pid_t **all, size_t *n_all, const pid_t *tids, size_t 
         return 0;
 }
 
-static int threads_subtree(KernelFs *k, const char *cgroup, bool reserved_too, unsigned depth, pid_t **all,
-                           size_t *n_all) {
+static int threads_subtree(KernelFs *k, const char *cgroup, unsigned depth, pid_t **all, size_t *n_all) {
         _cleanup_strv_free_ char **children = NULL;
         _cleanup_free_ pid_t *tids = NULL;
         size_t n = 0;
@@ -367,27 +368,22 @@ static int threads_subtree(KernelFs *k, const char *cgroup, bool reserved_too, u
                 return r == -ENOENT ? 0 : r;
         for (char **c = children; *c; c++) {
                 _cleanup_free_ char *path = NULL;
-                int64_t rt;
 
                 if (asprintf(&path, "%s/%s", streq_ptr(cgroup, "/") ? "" : cgroup, *c) < 0)
                         return -ENOMEM;
-                /* A child with a reservation of its own is a subdivision
-                 * made inside (a delegated subtree): its business. */
-                if (!reserved_too && kernelfs_cgroup_read(k, path, "cpu.dl_runtime_us", &rt) == 0 && rt != -1)
-                        continue;
-                r = threads_subtree(k, path, reserved_too, depth + 1, all, n_all);
+                r = threads_subtree(k, path, depth + 1, all, n_all);
                 if (r < 0 && r != -ENOENT)
                         return r;
         }
         return 0;
 }
 
-static int cgroup_threads_below(KernelFs *k, const char *cgroup, bool reserved_too, pid_t **ret, size_t *ret_n) {
+int kernelfs_cgroup_threads_all(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
         _cleanup_free_ pid_t *all = NULL;
         size_t n = 0;
         int r;
 
-        r = threads_subtree(k, cgroup, reserved_too, 0, &all, &n);
+        r = threads_subtree(k, cgroup, 0, &all, &n);
         if (r < 0)
                 return r;
         if (!all && !(all = calloc(1, sizeof(pid_t))))
@@ -395,14 +391,6 @@ static int cgroup_threads_below(KernelFs *k, const char *cgroup, bool reserved_t
         *ret = TAKE_PTR(all);
         *ret_n = n;
         return 0;
-}
-
-int kernelfs_cgroup_threads_subtree(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
-        return cgroup_threads_below(k, cgroup, false, ret, ret_n);
-}
-
-int kernelfs_cgroup_threads_all(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n) {
-        return cgroup_threads_below(k, cgroup, true, ret, ret_n);
 }
 
 int kernelfs_cgroup_children(KernelFs *k, const char *cgroup, char ***ret) {

@@ -34,16 +34,14 @@ static inline void kernelfs_freep(KernelFs **k) {
 }
 
 /* /proc/sys/kernel/<name> */
-int kernelfs_read_sysctl(KernelFs *k, const char *name, int64_t *ret);
 int kernelfs_write_sysctl(KernelFs *k, const char *name, int64_t value);
 
 /* The four bandwidth sysctls; -EOPNOTSUPP if the kernel has no sched_dl_*. */
 int kernelfs_read_budget(KernelFs *k, SystemBudget *ret);
 /* sched_dl_total_bw (of the root domain of the selected CPU, 0 by default). */
 int kernelfs_read_total_bw(KernelFs *k, uint64_t *ret);
-/* Number of CPUs in /sys/devices/system/cpu/online. */
-int kernelfs_online_cpus(KernelFs *k, unsigned *ret);
-/* The same, 1 when it cannot be read (the admission model's CPU count). */
+/* Number of CPUs in /sys/devices/system/cpu/online, 1 when it cannot be
+ * read (the admission model's CPU count). */
 unsigned kernelfs_cpus(KernelFs *k);
 
 /* True if the kernel has per-cgroup deadline bandwidth (cpu.dl_runtime_us
@@ -76,17 +74,10 @@ int kernelfs_template_read(KernelFs *k, const char *cgroup, DlTemplate *ret);
 int kernelfs_template_stat(KernelFs *k, const char *cgroup, unsigned *ret_tasks, unsigned *ret_over);
 char *kernelfs_template_stat_path(KernelFs *k, const char *cgroup);
 
-/* Thread ids in the cgroup itself (cgroup.threads on v2, tasks on v1). */
-int kernelfs_cgroup_threads(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n);
-
-/* The same for the cgroup and its descendants (16 levels at most), but
- * for those holding a reservation of their own (cpu.dl_runtime_us other
- * than -1: a subdivision made inside, by a container or a delegated
- * subtree's owner) and what lies below them. */
-int kernelfs_cgroup_threads_subtree(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n);
-
-/* The same for the whole subtree (16 levels at most), subdivisions
- * included: to count a delegated unit's threads, never to change them. */
+/* Thread ids (cgroup.threads on v2, tasks on v1) of the cgroup and its
+ * whole subtree (16 levels at most), subdivisions with a reservation of
+ * their own included: to count a delegated unit's threads, never to
+ * change them. */
 int kernelfs_cgroup_threads_all(KernelFs *k, const char *cgroup, pid_t **ret, size_t *ret_n);
 
 /* Names of the child cgroups. */

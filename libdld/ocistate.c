@@ -212,7 +212,8 @@ int ocistate_scheduler_request(const char *config, size_t size, DeadlineRequest 
         return 0;
 }
 
-const char *ocistate_annotation(const OciState *s, const char *key) {
+/* The value of an annotation, or NULL. */
+static const char *ocistate_annotation(const OciState *s, const char *key) {
         for (size_t i = 0; i < s->n_annotations; i++)
                 if (streq_ptr(s->annotations[i].key, key))
                         return s->annotations[i].value;

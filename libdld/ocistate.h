@@ -38,9 +38,6 @@ void ocistate_done(OciState *s);
  * pid a positive integer when status is creating, created or running. */
 int ocistate_parse(const char *text, size_t size, OciState *ret, char **ret_error);
 
-/* The value of an annotation, or NULL. */
-const char *ocistate_annotation(const OciState *s, const char *key);
-
 /* The container's name: from the annotations runtimes set (CRI-O's and
  * Kubernetes', io.kubernetes.cri-o.ContainerName and
  * io.kubernetes.container.name; podman's

@@ -647,7 +647,8 @@ static int json_filter(const struct dirent *de) {
         return de->d_name[0] != '.' && l > 5 && strcmp(de->d_name + l - 5, ".json") == 0;
 }
 
-int policy_load_files(Policy *p, char * const *paths, DiagList *d) {
+/* Loads the given files in the given order (parse only). */
+static int policy_load_files(Policy *p, char * const *paths, DiagList *d) {
         int ret = 0;
 
         for (size_t i = 0; paths && paths[i]; i++) {

@@ -97,5 +97,3 @@ unsigned policy_max_depth(const Policy *p);
 /* Loads every *.json file of dir in name order (parse only). I/O helper
  * shared by dld and dlconf. -ENOENT if dir does not exist. */
 int policy_load_directory(Policy *p, const char *dir, DiagList *d);
-/* Loads the given files in the given order (parse only). */
-int policy_load_files(Policy *p, char * const *paths, DiagList *d);

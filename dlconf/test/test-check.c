@@ -26,29 +26,50 @@ static char *text_of(const CheckResult *r, bool json) {
         return text;
 }
 
+/* The unit a file's request belongs to, and the slice it names, as the
+ * verdicts show them. */
+#define REQ "X-DeadlineRuntime=1ms\nX-DeadlinePeriod=100ms\n"
 static void test_paths(void) {
-        struct { const char *path, *unit; } cases[] = {
-                { "/etc/systemd/system/media.service.d/deadline.conf", "media.service" },
-                { "media.service.d/50-x.conf", "media.service" },
-                { "units/demo-media.service", "demo-media.service" },
-                { "control-loop.conf", "control-loop.service" },
-                { "/x/not a unit.d/a.conf", "a.service" },
+        CheckFile files[] = {
+                { .path = "p/50-demo.json", .text = policy },
+                { .path = "/etc/systemd/system/media.service.d/deadline.conf", .text = "[Service]\n" REQ },
+                { .path = "m2.service.d/50-x.conf", .text = "[Service]\n" REQ },
+                { .path = "units/demo-media.service", .text = "[Service]\n" REQ },
+                { .path = "control-loop.conf", .text = "[Service]\n" REQ },
+                { .path = "/x/not a unit.d/a.conf", .text = "[Service]\n" REQ },
         };
+        static const char *const units[] = {
+                "media.service", "m2.service", "demo-media.service", "control-loop.service", "a.service",
+        };
+        CheckResult r;
 
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                _cleanup_free_ char *u = check_unit_for_path(cases[i].path);
-                is_str(u, cases[i].unit, "unit of %s", cases[i].path);
-        }
+        is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "paths: check runs");
+        is_int(r.n_verdicts, ELEMENTSOF(units), "  one verdict a unit");
+        for (size_t i = 0; i < ELEMENTSOF(units) && i < r.n_verdicts; i++)
+                is_str(r.verdicts[i].unit, units[i], "unit of %s", files[i + 1].path);
+        check_result_done(&r);
 }
 
 static void test_slice(void) {
-        _cleanup_free_ char *a = check_unit_file_slice("[Unit]\nSlice=wrong.slice\n[Service]\nExecStart=/bin/true\n Slice = a-b.slice \n");
-        _cleanup_free_ char *b = check_unit_file_slice("[Service]\nSlice=x.slice\nSlice=y.slice\n");
-        _cleanup_free_ char *c = check_unit_file_slice("[Service]\nExecStart=/bin/true\n");
+        CheckFile files[] = {
+                { .path = "p/50-demo.json", .text = policy },
+                { .path = "a.service", .text = "[Unit]\nSlice=wrong.slice\n[Service]\nExecStart=/bin/true\n"
+                                               " Slice = deadline-media.slice \n" REQ },
+                { .path = "b.service", .text = "[Service]\nSlice=other.slice\nSlice=deadline-media.slice\n" REQ },
+                { .path = "c.service", .text = "[Service]\nSlice=deadline-media.slice\n" REQ },
+                { .path = "c.service.d/x.conf", .text = "[Service]\nSlice=other.slice\n" },
+                { .path = "d.service", .text = "[Service]\nExecStart=/bin/true\n" REQ },
+        };
+        CheckResult r;
 
-        is_str(a, "a-b.slice", "Slice= of [Service], not of [Unit], stripped");
-        is_str(b, "y.slice", "the last Slice= wins");
-        is_str(c, NULL, "no Slice=");
+        is_int(check_files(&r, files, ELEMENTSOF(files), 4, &defaults), 0, "slices: check runs");
+        if (is_int(r.n_verdicts, 4, "  4 verdicts")) {
+                is_str(r.verdicts[0].group, "media", "Slice= of [Service], not of [Unit], stripped");
+                is_str(r.verdicts[1].group, "media", "the last Slice= wins");
+                is_str(r.verdicts[2].group, NULL, "  a drop-in's too");
+                is_str(r.verdicts[3].group, NULL, "no Slice=");
+        }
+        check_result_done(&r);
 }
 
 static void test_verdicts(void) {

@@ -27,6 +27,7 @@ static void test_task_params(void) {
 
 static void test_system(void) {
         DlModel m;
+        DlNode t;
 
         ok(!admission_system_problem(50000, 1000000, 950000, 1000000), "defaults: 5%% dl + 95%% rt fit");
         ok(admission_system_problem(60000, 1000000, 950000, 1000000), "6%% dl + 95%% rt exceed 100%%");
@@ -43,8 +44,9 @@ static void test_system(void) {
         is_int(m.pool.runtime_us, 50000, "unchanged after EINVAL");
         is_int(admission_model_set_system(&m, 50000, 1000000, 900000, 1000000), 0, "lowering rt first");
         is_int(admission_model_set_system(&m, 100000, 1000000, 900000, 1000000), 0, "then raising dl");
-        is_int(admission_model_task_admit(&m, &m.pool, admission_to_ratio(100, 10)), 0, "task in the pool");
-        is_int(m.pool.inner, 104857, "pool allocated = task bandwidth");
+        admission_model_add_node(&m, &t, NULL);
+        is_int(admission_model_set_template(&m, &t, 1, 10, 100), 0, "a template of one task in the pool");
+        is_int(m.pool.inner, 104857, "pool allocated = the task's bandwidth");
         is_int(admission_model_set_system(&m, 60000, 1000000, 900000, 1000000), 0, "lowering to 2 x 6%% still holds it");
         /* 2 x 52428 = 104856 < 104857: the kernel's rounding refuses this. */
         is_int(admission_model_set_system(&m, 50000, 1000000, 900000, 1000000), -EBUSY, "lowering below allocated (by rounding): EBUSY");
@@ -53,7 +55,7 @@ static void test_system(void) {
 
 static void test_groups(void) {
         DlModel m;
-        DlNode a, b, c, u, z;
+        DlNode a, b, c, u, z, t[2];
         uint64_t task = admission_to_ratio(1000000, 100000);   /* 104857 */
 
         /* 4 CPUs, 50% each: pool capacity 2 CPUs. */
@@ -72,12 +74,13 @@ static void test_groups(void) {
         is_int(a.inner, 524288, "A allocated = B's capacity");
         is_int(m.pool.inner, 1048576, "pool unchanged by nested reservation");
 
-        /* C without a reservation: its tasks are charged to B. */
-        for (int i = 0; i < 5; i++)
-                is_int(admission_model_task_admit(&m, &c, task), 0, "task %d in C charged to B", i + 1);
+        /* C without a reservation: the templates inside it are charged to B. */
+        admission_model_add_node(&m, &t[0], &c);
+        admission_model_add_node(&m, &t[1], &c);
+        is_int(admission_model_set_template(&m, &t[0], 5, 100000, 1000000), 0, "5 tasks in C's child charged to B");
         is_int(b.inner, 5 * task, "B allocated = 5 tasks");
-        is_int(c.inner, 5 * task, "C's inner counts its tasks");
-        is_int(admission_model_task_admit(&m, &c, task), -EBUSY, "6th task does not fit B");
+        is_int(c.inner, 5 * task, "C's inner counts them");
+        is_int(admission_model_set_template(&m, &t[1], 1, 100000, 1000000), -EBUSY, "a 6th task does not fit B");
         is_int(b.inner, 5 * task, "B unchanged after refusal");
         is_int(admission_node_free(&m, &c), 524288 - 5 * task, "free bandwidth seen from C");
 
@@ -90,26 +93,23 @@ static void test_groups(void) {
         is_int(admission_model_set_reservation(&m, &c, -1, 1000000), 0, "C back to -1 moves its tasks up");
         is_int(b.inner, 5 * task, "B holds the tasks again");
 
-        for (int i = 0; i < 5; i++)
-                admission_model_task_release(&m, &c, task);
-        is_int(b.inner, 0, "B empty after the tasks exit");
-        is_int(c.inner, 0, "C empty after the tasks exit");
+        is_int(admission_model_set_template(&m, &t[0], 0, 0, 0), 0, "the template removed");
+        is_int(b.inner, 0, "B empty after it");
+        is_int(c.inner, 0, "C empty after it");
 
         /* 0 forbids deadline tasks in the subtree. */
         admission_model_add_node(&m, &z, &a);
         admission_model_add_node(&m, &u, &z);
         is_int(admission_model_set_reservation(&m, &z, 0, 1000000), 0, "Z: 0 reservation");
-        is_int(admission_model_task_admit(&m, &u, task), -EPERM, "task under a 0 reservation: EPERM");
+        is_int(admission_model_set_template(&m, &u, 1, 100000, 1000000), -EBUSY, "template under a 0 reservation: EBUSY");
         is_int(admission_model_set_reservation(&m, &u, 1000, 1000000), -EBUSY, "reservation under 0: EBUSY");
 
-        /* Removing groups gives back what they held. */
-        admission_model_remove_node(&m, &u);
-        admission_model_remove_node(&m, &z);
-        admission_model_remove_node(&m, &c);
-        admission_model_remove_node(&m, &b);
-        is_int(a.inner, 0, "A empty after removing B");
-        admission_model_remove_node(&m, &a);
-        is_int(m.pool.inner, 0, "pool empty after removing A");
+        /* Reservations dropped (runtime -1) give back what they held. */
+        is_int(admission_model_set_reservation(&m, &z, -1, 1000000), 0, "Z back to -1");
+        is_int(admission_model_set_reservation(&m, &b, -1, 1000000), 0, "B back to -1");
+        is_int(a.inner, 0, "A empty after B gave its reservation back");
+        is_int(admission_model_set_reservation(&m, &a, -1, 1000000), 0, "A back to -1");
+        is_int(m.pool.inner, 0, "pool empty after A gave its reservation back");
 }
 
 static void test_observed(void) {
@@ -312,9 +312,6 @@ static void test_templates(void) {
         is_int(admission_model_set_template(&m, &u[0], 1, 2000, 1000), -EINVAL, "runtime over the period: EINVAL");
         is_int(admission_model_set_template(&m, &u[0], 2, 10000, 100000), -EBUSY, "two tasks where one is left: EBUSY");
         is_int(g.inner, 3 * 104857, "  the refusal changed nothing");
-        is_int(admission_model_task_admit(&m, &u[1], 104857), 0, "the template's task is charged inside it");
-        is_int(g.inner, 3 * 104857, "  not to the group again");
-        is_int(admission_model_task_admit(&m, &u[1], 104857), -EBUSY, "a task beyond a full template: EBUSY");
 }
 
 int main(void) {

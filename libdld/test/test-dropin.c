@@ -304,8 +304,6 @@ int main(void) {
         check_resolve(PROMOTE_NONE, true, 0, PROMOTE_NONE, NULL);
         check_resolve(PROMOTE_CGROUP, false, 0, PROMOTE_CGROUP, NULL);
         check_resolve(PROMOTE_CGROUP, true, -EINVAL, 0, "X-DeadlinePromote=cgroup with Delegate=yes");
-        check_resolve(PROMOTE_SUBTREE, false, -EINVAL, 0, "not a choice of units");
-        check_resolve(PROMOTE_SUBTREE, true, -EINVAL, 0, "not a choice of units");
         check_resolve(_PROMOTE_MAX, false, -EINVAL, 0, "X-DeadlinePromote=?");
         is_str(dropin_promote_to_string(-1), "?", "an out-of-range value has no name");
         {

@@ -78,10 +78,6 @@ static void test_service_request(void) {
         ok(reason && strstr(reason, "X-DeadlinePromote=cgroup with Delegate=yes") == reason,
            "X-DeadlinePromote=cgroup with Delegate=yes: says so (%s)", reason);
         free(reason);
-        is_int(predict_service_request("c.service", "c.slice", &req, PROMOTE_SUBTREE, false, &sr, &reason), -EINVAL,
-               "promote subtree, not a unit's: -EINVAL");
-        is_str(reason, "X-DeadlinePromote=subtree: not a choice of units", "promote subtree: says so");
-        free(reason);
 
         bad = req;
         bad.threads = 0;
