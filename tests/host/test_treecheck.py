@@ -191,5 +191,21 @@ class Tap(unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
 
 
+class Patches(unittest.TestCase):
+    def test_long_patch_fails(self):
+        top = tempfile.mkdtemp(prefix="treecheck-")
+        try:
+            os.makedirs(os.path.join(top, "kernel", "patches"))
+            for name, n in (("0001-a.patch", 700), ("0002-b.patch", 701)):
+                with open(os.path.join(top, "kernel", "patches", name), "w") as f:
+                    f.write("x\n" * n)
+            files = ["kernel/patches/0001-a.patch", "kernel/patches/0002-b.patch", "README.md"]
+            [(name, problems)] = treecheck.check_patches(top, files)
+            self.assertIn("none of the 2", name)
+            self.assertEqual(problems, ["kernel/patches/0002-b.patch: 701 lines"])
+        finally:
+            shutil.rmtree(top)
+
+
 if __name__ == "__main__":
     unittest.main()
