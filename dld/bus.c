@@ -8,6 +8,7 @@
 #include "predict.h"
 #include "reload.h"
 #include "reservation.h"
+#include "service-lookup.h"
 #include "service-threads.h"
 #include "service.h"
 #include "unitname.h"
@@ -185,7 +186,7 @@ static int admit_unit(sd_bus_message *msg, Manager *m, sd_bus_error *error) {
         if ((r = sd_bus_message_read(msg, "stttu", &unit, &runtime, &deadline, &period, &threads)) < 0)
                 return r;
         /* Answered once systemd has told dld about the unit. */
-        return service_admit_manual(m, msg, unit, runtime, deadline, period, threads_from_bus(threads), error);
+        return service_lookup_admit_manual(m, msg, unit, runtime, deadline, period, threads_from_bus(threads), error);
 }
 
 static int release_unit(sd_bus_message *msg, Manager *m, sd_bus_error *error) {
@@ -278,7 +279,7 @@ static int method_prepare_unit(sd_bus_message *msg, void *userdata, sd_bus_error
         if ((r = sd_bus_message_read(msg, "ss", &unit, &invocation)) < 0)
                 return r;
         /* Answered once decided. */
-        return service_unit_starting(m, msg, unit, invocation, error);
+        return service_lookup_unit_starting(m, msg, unit, invocation, error);
 }
 
 static int method_admit_container(sd_bus_message *msg, void *userdata, sd_bus_error *error) {

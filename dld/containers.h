@@ -20,7 +20,7 @@ Service *containers_find_scope(Manager *m, const char *scope);
 /* Admits a container in the cgroup of its init process, a scope or below
  * one (container_cgroup_split(): its group is the one of the slice above
  * the scope, or group if not empty); threads as for
- * service_admit_manual(). call is answered once decided: the state
+ * service_lookup_admit_manual(). call is answered once decided: the state
  * ("admitted", or "degraded" by the group's on_refusal) and why it was
  * refused ("" when admitted), or DLD_ERROR_REFUSED when refused in a group
  * whose on_refusal is "fail" (the hook then fails the container). Returns

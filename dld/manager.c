@@ -20,6 +20,7 @@
 #include "privprobe.h"
 #include "records.h"
 #include "reload.h"
+#include "service-lookup.h"
 #include "service.h"
 #include "timespan.h"
 #include "unitname.h"
@@ -68,7 +69,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         /* Forget, do not release: reservations outlive dld. */
-        service_lookups_forget(m);
+        service_lookup_forget_all(m);
         service_forget_all(m);
         reload_forget(m);
         sd_event_source_unref(m->trim_source);
@@ -118,14 +119,14 @@ static void handle_state(Manager *m, const char *unit, const char *state, const 
                 return;
         }
         if (streq_ptr(state, "active") || streq_ptr(state, "reloading")) {
-                r = service_unit_active(m, unit, invocation);
+                r = service_lookup_unit_active(m, unit, invocation);
                 if (r < 0)
                         log_warning("%s: cannot follow: %s", unit, strerror(-r));
         } else if (streq_ptr(state, "activating"))
                 /* After "active", a restart (auto-restart): the old run's
                  * decision no longer holds. A unit admitted from its
                  * ExecStartPre= (PrepareUnit) keeps its decision. */
-                service_unit_restarting(m, unit, invocation);
+                service_lookup_unit_restarting(m, unit, invocation);
         else if (streq_ptr(state, "inactive") || streq_ptr(state, "failed") || streq_ptr(state, "deactivating"))
                 service_unit_inactive(m, unit);
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Following services (service.c): admitting them (reservation in the
- * unit's cgroup, threads to SCHED_DEADLINE), refusing and releasing. Below
- * the manager, which calls these from its event loop; calls down only. */
+/* Following services (service.c): deciding for a unit's activation,
+ * admitting them (reservation in the unit's cgroup, threads to
+ * SCHED_DEADLINE), refusing and releasing. Below the manager and
+ * service-lookup.c, which call these from the event loop (the latter once
+ * systemd has answered); calls down only. */
 
 #include <systemd/sd-bus.h>
 
@@ -44,31 +46,35 @@ int service_admit_join(Service *s, sd_bus_message *call, ServiceAdmitted done);
  * with no action taken. 0, or the refusal's negative errno. */
 int service_resume(Manager *m, Service *s);
 
-/* A unit became active (or dld starts and finds it active): admits it if it
- * has a request. invocation: its InvocationID as the signal told it (NULL:
- * unknown); an activation decided already costs no call to systemd. */
-int service_unit_active(Manager *m, const char *unit, const char *invocation);
-/* A unit followed is activating: a restart ends what was decided for its
- * previous run, unless the decision is for this activation already
- * (invocation as above). */
-void service_unit_restarting(Manager *m, const char *unit, const char *invocation);
-/* A unit's ExecStartPre= asks (PrepareUnit): admits it before its main
- * process starts, so that the template is there when systemd attaches it.
- * invocation: the InvocationID= the asking process runs in ("" any).
- * call is answered with the state ("admitted", "degraded", ... or "none":
- * no request) and the reason, once systemd has told dld about the unit:
- * 1, or a negative errno (error set) for a call refused at once. */
-int service_unit_starting(Manager *m, sd_bus_message *call, const char *unit, const char *invocation,
-                          sd_bus_error *error);
+/* Decides for the activation u of unit (systemd's answer), once: admits
+ * its request, if it has one (its unit files', or one admitted by hand
+ * before), unless it was released by hand in this run. starting: asked
+ * from the unit's ExecStartPre= (u may be activating). A unit followed for
+ * another activation is forgotten first (service_unit_inactive()). done
+ * (may be NULL) is told the outcome once, as service_admit() says; a
+ * decision made already for this activation is not made again (done is
+ * told it, or joins the admission under way). */
+void service_decide(Manager *m, const char *unit, const UnitInfo *u, bool starting, sd_bus_message *call,
+                    ServiceAdmitted done);
+/* Whether unit's activation invocation was decided already, so that
+ * systemd need not be asked: followed for it (an admitted unit that
+ * schedules its own threads gets their deadline limits now that they run),
+ * or found to request nothing. False for an unknown invocation (NULL, ""). */
+bool service_decided(Manager *m, const char *unit, const char *invocation);
+/* The unit stopped: dld forgets it and its records; a reservation whose
+ * cgroup lingers is released. */
 void service_unit_inactive(Manager *m, const char *unit);
-/* Drops the questions to systemd not answered yet (dld exits). */
-void service_lookups_forget(Manager *m);
 
-/* Admits by hand (bus); threads as X-DeadlineThreads= (DL_THREADS_ALL:
- * one per CPU). call is answered once systemd has told dld about the unit
- * (1), or the request is refused at once (a negative errno, error set). */
-int service_admit_manual(Manager *m, sd_bus_message *call, const char *unit, uint64_t runtime, uint64_t deadline,
-                         uint64_t period, unsigned threads, sd_bus_error *error);
+/* Admits by hand (AdmitUnit), systemd's answer u in hand, req checked
+ * already (request_check()): an admitted unit gets req in place of its
+ * request, only if all of it is accepted (a refusal leaves the admission
+ * as it was); any other is admitted with req, a release by hand ended.
+ * What req holds is taken, or left for the caller to free. done is told
+ * the outcome once: at once for a unit not active or with an admission
+ * under way (error set; s NULL, or the service), else as service_admit()
+ * says. */
+void service_admit_manual(Manager *m, const char *unit, const UnitInfo *u, DeadlineRequest *req,
+                          sd_bus_message *call, ServiceAdmitted done);
 /* Releases by hand: 0, or a negative errno with error set to a
  * DLD_ERROR_* and why (-ENOMEM alone: not set). */
 int service_release_manual(Manager *m, const char *unit, sd_bus_error *error);

@@ -116,7 +116,7 @@ typedef struct Manager {
         char **reserved_slices;         /* slices whose groups dld may have reserved (run_dir/slices) */
         ReloadWaiters reload_queued;    /* asked for while one was under way */
         bool following;                 /* systemd's unit signals are handled (after the start's sync) */
-        /* Questions to systemd about units not answered yet (service.c):
+        /* Questions to systemd about units not answered yet (service-lookup.c):
          * the loop goes on meanwhile. */
         struct UnitLookup **lookups;
         size_t n_lookups;

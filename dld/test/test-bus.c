@@ -11,9 +11,7 @@
  * test-reservation.c). */
 #include <errno.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <systemd/sd-bus.h>
-#include <systemd/sd-id128.h>
 
 #include "bus.h"
 #include "containers.h"
@@ -21,9 +19,11 @@
 #include "polkit.h"
 #include "reload.h"
 #include "reservation.h"
+#include "service-lookup.h"
 #include "service-threads.h"
 #include "service.h"
 #include "tap.h"
+#include "testbus.h"
 #include "util.h"
 
 #define CPUS 2
@@ -100,14 +100,14 @@ void service_threads_count(Manager *m, Service *s) {
         (void) m, (void) s;
 }
 
-int service_unit_starting(Manager *m, sd_bus_message *call, const char *unit, const char *invocation,
-                          sd_bus_error *error) {
+int service_lookup_unit_starting(Manager *m, sd_bus_message *call, const char *unit, const char *invocation,
+                                 sd_bus_error *error) {
         (void) m, (void) call, (void) unit, (void) invocation, (void) error;
         return -EOPNOTSUPP;
 }
 
-int service_admit_manual(Manager *m, sd_bus_message *call, const char *unit, uint64_t runtime, uint64_t deadline,
-                         uint64_t period, unsigned threads, sd_bus_error *error) {
+int service_lookup_admit_manual(Manager *m, sd_bus_message *call, const char *unit, uint64_t runtime,
+                                uint64_t deadline, uint64_t period, unsigned threads, sd_bus_error *error) {
         (void) m, (void) call, (void) unit, (void) runtime, (void) deadline, (void) period, (void) threads, (void) error;
         return -EOPNOTSUPP;
 }
@@ -145,49 +145,15 @@ int polkit_check_async(sd_bus_message *call, const char *action_id, PolkitDone d
         return -EOPNOTSUPP;
 }
 
-/* dld's end (server) and a caller's of one private connection. */
-static int connect_pair(sd_bus **ret_server, sd_bus **ret_client) {
-        sd_bus *server = NULL, *client = NULL;
-        sd_id128_t id;
-        int fds[2], r;
-
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) < 0)
-                return -errno;
-        if ((r = sd_id128_randomize(&id)) < 0 ||
-            (r = sd_bus_new(&server)) < 0 || (r = sd_bus_set_fd(server, fds[0], fds[0])) < 0 ||
-            (r = sd_bus_set_server(server, 1, id)) < 0 || (r = sd_bus_set_anonymous(server, 1)) < 0 ||
-            (r = sd_bus_start(server)) < 0 ||
-            (r = sd_bus_new(&client)) < 0 || (r = sd_bus_set_fd(client, fds[1], fds[1])) < 0 ||
-            (r = sd_bus_set_anonymous(client, 1)) < 0 || (r = sd_bus_start(client)) < 0) {
-                sd_bus_close_unref(server);
-                sd_bus_close_unref(client);
-                return r;
-        }
-        *ret_server = server;
-        *ret_client = client;
-        return 0;
-}
-
-static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        (void) error;
-        *(sd_bus_message **) userdata = sd_bus_message_ref(reply);
-        return 0;
-}
-
 /* CheckPolicy(policy) on the client, dld's end answering: the reply, or NULL. */
 static sd_bus_message *check_policy(sd_bus *server, sd_bus *client, const char *policy) {
         sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_call_method_async(client, NULL, NULL, DLD_BUS_PATH, DLD_BUS_INTERFACE, "CheckPolicy", on_reply,
+        r = sd_bus_call_method_async(client, NULL, NULL, DLD_BUS_PATH, DLD_BUS_INTERFACE, "CheckPolicy", testbus_keep,
                                      &reply, "a(ss)", 1, "p.json", policy);
-        for (unsigned i = 0; r >= 0 && !reply && i < 10000; i++) {
-                int a = sd_bus_process(server, NULL), b = sd_bus_process(client, NULL);
-
-                r = a < 0 ? a : b < 0 ? b : 0;
-                if (r == 0 && a == 0 && b == 0)
-                        r = sd_bus_wait(client, 1000);
-        }
+        if (r >= 0)
+                r = testbus_run(server, client, &reply);
         if (r < 0)
                 printf("# CheckPolicy: %s\n", strerror(-r));
         return reply;
@@ -305,7 +271,7 @@ int main(void) {
         is_int(reservation_set(&m, &plain, &lost), 0, "admission: plain's reservation written");
         ok(plain.by_template && cg.tmpl.nr == 2, "admission: plain reserves through a template of 2 tasks");
 
-        r = connect_pair(&server, &client);
+        r = testbus_connect(&server, &client);
         is_int(r, 0, "a private connection");
         if (r < 0)
                 return tap_done();

@@ -21,7 +21,7 @@ DLD_LAYERS = [
     ["bus"],
     ["manager"],
     ["reload"],
-    ["apply", "containers", "orphans"],
+    ["apply", "containers", "orphans", "service-lookup"],
     ["service"],
     ["reservation", "request", "service-threads"],
     ["journal", "polkit", "privprobe", "records", "systemd-client", "threads"],
