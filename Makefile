@@ -11,6 +11,7 @@
 #                       hierarchy (STRESS_SECONDS=)
 #   make bench          patched against stock, guarantees, dld's latency and
 #                       footprint, scale: build/bench/report.md (QUICK=1: short)
+#   make deb            the Debian packages into build/deb/, lintian-checked
 #
 # See README.md for the rest, HACKING.md for how the pieces fit.
 
@@ -30,7 +31,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard libdld/Makefile dld/Makefile oci-h
 SUBMAKE = $(MAKE) -C $(1) O=$(BUILD)/$(1) HEADERS=$(BUILD)/headers/include KTREE=$(BUILD)/linux
 
 .PHONY: all deps kernel headers kernel-config kernel-tree kernel-export kernel-checkpatch kernel-check-builds \
-	userspace rootfs kernel-and-rootfs image check check-full check-host check-guest check-debug check-mutants check-fixes stress bench run demo check-run clean \
+	userspace deb deb-check-reproducible rootfs kernel-and-rootfs image check check-full check-host check-guest check-debug check-mutants check-fixes stress bench run demo check-run clean \
 	distclean
 
 all: kernel userspace
@@ -64,6 +65,21 @@ kernel-check-builds:
 userspace: headers
 	@scripts/deps.sh userspace
 	@$(TIMED) userspace -- sh -c 'set -e; for d in $(SUBDIRS); do $(call SUBMAKE,$$d) all; done'
+
+# The Debian packages (debian/, docs/packaging.md): dlsched, dlsched-oci-hook
+# and dlsched-tests, built by dpkg-buildpackage from a copy of the tree
+# (scripts/mkdeb.sh) into build/deb/, then lintian (an error or a warning
+# fails). The guest tests in dlsched-tests build against the patched uapi
+# headers, hence make headers.
+deb: headers
+	@scripts/deps.sh deb
+	@$(TIMED) deb -- scripts/mkdeb.sh build $(BUILD)/deb
+
+# Two builds of the same tree at two paths (build/deb-repro/a and b), with
+# SOURCE_DATE_EPOCH from the commit: every .deb byte for byte the same.
+deb-check-reproducible: headers
+	@scripts/deps.sh deb
+	@$(TIMED) deb-check-reproducible -- scripts/mkdeb.sh reproducible $(BUILD)/deb-repro
 
 rootfs:
 	@$(TIMED) rootfs -- vm/mkrootfs.sh
