@@ -21,6 +21,22 @@ int client_open(sd_bus **ret) {
         return sd_bus_open_system(ret);
 }
 
+/* Sends @m, a call of dld's @method, and waits @timeout for the answer. A
+ * call dld leaves unanswered fails with -ETIMEDOUT and says so in @error. */
+static int send_call(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *method, sd_bus_error *error,
+                     sd_bus_message **reply) {
+        int r = sd_bus_call(bus, m, timeout, error, reply);
+
+        if (r == -ETIMEDOUT || sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT)) {
+                /* dld has the name (or the bus would have said so at once) but is silent. */
+                sd_bus_error_free(error);
+                sd_bus_error_setf(error, SD_BUS_ERROR_NO_REPLY, "dld did not answer %s in %llu s", method,
+                                  (unsigned long long) (timeout / 1000000ULL));
+                r = -ETIMEDOUT;
+        }
+        return r;
+}
+
 static int call_timeout(sd_bus *bus, uint64_t timeout, const char *method, sd_bus_error *error,
                         sd_bus_message **reply, const char *types, ...) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
@@ -37,15 +53,7 @@ static int call_timeout(sd_bus *bus, uint64_t timeout, const char *method, sd_bu
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_call(bus, m, timeout, error, reply);
-        if (r == -ETIMEDOUT || sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT)) {
-                /* dld has the name (or the bus would have said so at once) but is silent. */
-                sd_bus_error_free(error);
-                sd_bus_error_setf(error, SD_BUS_ERROR_NO_REPLY, "dld did not answer %s in %llu s", method,
-                                  (unsigned long long) (timeout / 1000000ULL));
-                r = -ETIMEDOUT;
-        }
-        return r;
+        return send_call(bus, m, timeout, method, error, reply);
 }
 
 #define call(bus, method, error, reply, ...) call_timeout(bus, CALL_TIMEOUT_USEC, method, error, reply, __VA_ARGS__)
@@ -237,7 +245,7 @@ int client_prepare(sd_bus *bus, const char *unit, const char *invocation, char *
         if (r >= 0)
                 r = sd_bus_message_append(m, "ss", unit, invocation);
         if (r >= 0)
-                r = sd_bus_call(bus, m, CALL_TIMEOUT_USEC, error, &reply);
+                r = send_call(bus, m, CALL_TIMEOUT_USEC, "PrepareUnit", error, &reply);
         if (r >= 0)
                 r = sd_bus_message_read(reply, "ss", &state, &reason);
         if (r < 0)
